@@ -1,0 +1,10 @@
+"""The checks, imported in stack order: registration order is display and root-cause order."""
+
+from tfdoctor.checks import (  # noqa: F401
+    driver,
+    gpu,
+    cuda,
+    tensorflow,
+    packages,
+    environment,
+)

@@ -1,0 +1,89 @@
+"""Small pure helpers shared by the checks: version parsing, visible devices, commands."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable
+
+from packaging.version import InvalidVersion, Version
+
+from tfdoctor.facts import Facts, GpuFacts
+
+TF_INSTALL = "https://www.tensorflow.org/install/pip"
+TF_SOURCE = "https://www.tensorflow.org/install/source#gpu"
+CUDA_COMPAT = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
+CUDA_ENV = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars"
+
+
+def version(text: str | None) -> Version | None:
+    """A comparable version, or None for missing or unparsable text."""
+    if not text:
+        return None
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def major_minor(text: str | None) -> str | None:
+    v = version(text)
+    return f"{v.major}.{v.minor}" if v else None
+
+
+def driver_tuple(text: str | None) -> tuple[int, ...] | None:
+    """NVIDIA driver versions ("580.65.06") compare per numeric component."""
+    if not text:
+        return None
+    try:
+        return tuple(int(p) for p in text.split("."))
+    except ValueError:
+        return None
+
+
+def pip_install(facts: Facts, *requirements: str, extra: Iterable[str] = ()) -> str:
+    """`"<target python>" -m pip install ...`, quoted for a POSIX shell; never a bare pip."""
+    args = [facts.python.executable, "-m", "pip", "install", *extra, *requirements]
+    return shlex.join(args)
+
+
+def pip_uninstall(facts: Facts, *names: str) -> str:
+    return shlex.join([facts.python.executable, "-m", "pip", "uninstall", "-y", *names])
+
+
+def parse_visible_devices(value: str, gpus: tuple[GpuFacts, ...]) -> tuple[list[int], str | None]:
+    """GPU indices CUDA_VISIBLE_DEVICES exposes, and the first malformed entry if any.
+
+    CUDA reads the list left to right and stops at the first entry that is not a valid index
+    or UUID prefix; everything after it is hidden (CUDA C Programming Guide, env-vars). A MIG
+    instance ("MIG-...") is visible but is not a whole GPU; it is reported as index -1.
+    """
+    if not value.strip():
+        return [], None
+    chosen: list[int] = []
+    for raw in value.split(","):
+        entry = raw.strip()
+        if entry.lstrip("-").isdigit():
+            idx = int(entry)
+            if not 0 <= idx < len(gpus):
+                break
+            chosen.append(idx)
+        elif entry.startswith("MIG-"):
+            chosen.append(-1)
+        elif entry.startswith("GPU-"):
+            match = [g.index for g in gpus if g.uuid and g.uuid.startswith(entry)]
+            if len(match) != 1:
+                break
+            chosen.append(match[0])
+        else:
+            return chosen, entry or "(empty)"
+    return list(dict.fromkeys(chosen)), None
+
+
+def visible_gpus(facts: Facts) -> tuple[GpuFacts, ...]:
+    """The GPUs CUDA_VISIBLE_DEVICES leaves visible (all NVML GPUs when it is unset)."""
+    gpus = facts.driver.gpus
+    value = facts.env.get("CUDA_VISIBLE_DEVICES")
+    if value is None:
+        return gpus
+    indices, _ = parse_visible_devices(value, gpus)
+    return tuple(g for g in gpus if g.index in indices)

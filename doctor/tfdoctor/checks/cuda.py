@@ -1,0 +1,196 @@
+"""The CUDA driver API (libcuda.so.1) and the user-space libraries TensorFlow dlopens."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Iterator
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from tfdoctor.checks.common import TF_INSTALL, pip_install, version
+from tfdoctor.checks.driver import wants_gpu
+from tfdoctor.facts import Facts, LibraryFacts
+from tfdoctor.findings import Finding, Remediation, Severity
+from tfdoctor.registry import CheckConfig, check
+
+DRIVER_ROOT = ("driver-not-installed", "driver-not-loaded", "driver-version-mismatch",
+               "driver-permission-denied", "nvml-error")
+WSL_LIB = "/usr/lib/wsl/lib"
+
+
+@check("libcuda", "CUDA driver library loads and initialises", "cuda",
+       emits=("libcuda-missing", "libcuda-stub", "libcuda-crashed", "libcuda-init-failed"),
+       consequence_of=DRIVER_ROOT)
+def libcuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """libcuda.so.1 loads from the driver (not a toolkit stub) and cuInit succeeds."""
+    c = facts.cuda_driver
+    if not wants_gpu(facts):
+        return
+    ev = {"cuda_driver.library": c.library or "not loaded"}
+    if c.crash:
+        yield Finding("libcuda-crashed", Severity.ERROR,
+                      f"Loading or initialising libcuda.so.1 crashed ({c.crash}).",
+                      {**ev, "cuda_driver.crash": c.crash},
+                      hint="Reinstall the NVIDIA driver so libcuda matches the kernel module.")
+        return
+    if c.is_stub:
+        stub_dir = os.path.dirname(c.library or "") or "the stubs directory"
+        yield Finding(
+            "libcuda-stub", Severity.ERROR,
+            "The libcuda.so.1 on the loader path is the CUDA toolkit's link-time stub, not the driver.",
+            {**ev, "cuda_driver.init_result": c.init_result or "?"},
+            hint=f"Remove {stub_dir} from LD_LIBRARY_PATH (it is only for linking).",
+            remediation=Remediation("remove-stub-libcuda-from-path", (
+                f"export LD_LIBRARY_PATH=$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | "
+                f"grep -vxF {shlex.quote(stub_dir)} | paste -sd:)",)))
+        return
+    if c.load_error:
+        wsl = facts.platform.is_wsl
+        yield Finding(
+            "libcuda-missing", Severity.ERROR,
+            "libcuda.so.1, the CUDA driver library, cannot be loaded.",
+            {**ev, "cuda_driver.load_error": c.load_error, "platform.is_wsl": str(bool(wsl)).lower()},
+            hint=(f"On WSL2 the driver's libcuda lives in {WSL_LIB}: add it to the loader path."
+                  if wsl else "Install the NVIDIA driver's CUDA library (libcuda1 / "
+                  "nvidia-driver-libs), or in a container use the NVIDIA container toolkit."),
+            remediation=Remediation("wsl-libcuda-path", (
+                f"echo {WSL_LIB} | sudo tee /etc/ld.so.conf.d/ld.wsl.conf", "sudo ldconfig"),
+                needs_root=True) if wsl else None)
+        return
+    if c.init_result and c.init_result not in ("CUDA_SUCCESS", "CUDA_ERROR_NO_DEVICE"):
+        yield Finding("libcuda-init-failed", Severity.ERROR,
+                      f"cuInit failed with {c.init_result}.",
+                      {**ev, "cuda_driver.init_result": c.init_result},
+                      hint="CUDA_ERROR_SYSTEM_DRIVER_MISMATCH and CUDA_ERROR_COMPAT_NOT_SUPPORTED_"
+                      "ON_DEVICE mean a forward-compatibility libcuda on the path that this GPU "
+                      "or kernel driver cannot use: remove it from LD_LIBRARY_PATH.")
+
+
+def _lib_ev(lib: LibraryFacts) -> dict[str, str]:
+    ev = {"library.soname": lib.soname, "library.path": lib.path or "not found"}
+    if lib.version:
+        ev["library.version"] = f"{lib.version} (from {lib.version_source})"
+    if lib.found_via:
+        ev["library.found_via"] = lib.found_via
+    if lib.other_copies:
+        ev["library.other_copies"] = ", ".join(lib.other_copies)
+    return ev
+
+
+@check("cuda-libraries", "CUDA libraries TensorFlow loads", "cuda",
+       emits=("cuda-library-missing", "cuda-library-too-old", "cuda-library-shadowed",
+              "cuda-library-version-unknown"),
+       needs="tensorflow", consequence_of=("tf-multiple-distributions",))
+def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """Each library TF dlopens resolves, is at least as new as TF's build, and is not shadowed."""
+    tf = facts.tensorflow
+    if tf is None or not tf.is_cuda_build:
+        return
+    pip_pkg = {"cudart": "nvidia-cuda-runtime-cu12", "cudnn": "nvidia-cudnn-cu12",
+               "cusolver": "nvidia-cusolver-cu12", "nvjitlink": "nvidia-nvjitlink-cu12"}
+    for lib in facts.libraries:
+        ev = _lib_ev(lib)
+        if lib.path is None:
+            pip_copy = [p for p in lib.other_copies if "/nvidia/" in p]
+            hint = ("A pip copy exists but TensorFlow's RUNPATH does not reach it: add its directory "
+                    "to LD_LIBRARY_PATH (tfdoctor fix writes an activation hook)." if pip_copy else
+                    "Install TensorFlow's CUDA libraries from pip: tensorflow[and-cuda].")
+            yield Finding(
+                "cuda-library-missing", Severity.ERROR,
+                f"TensorFlow cannot load {lib.soname}, so it will skip every GPU "
+                "(\"Cannot dlopen some GPU libraries\").", ev, hint=hint,
+                remediation=Remediation("activation-hook-ld-library-path", (
+                    f"export LD_LIBRARY_PATH={shlex.quote(os.path.dirname(pip_copy[0]))}"
+                    ":$LD_LIBRARY_PATH",)) if pip_copy else Remediation(
+                    "install-tf-and-cuda", (pip_install(facts, f"tensorflow[and-cuda]=={tf.version}"),)),
+                links=(TF_INSTALL,))
+            continue
+        if lib.error:
+            yield Finding("cuda-library-version-unknown", Severity.WARNING,
+                          f"{lib.soname} could not tell its version: {lib.error}.",
+                          {**ev, "library.error": lib.error},
+                          hint="A library that crashes when asked its version is likely corrupt "
+                          "or built for another CUDA: reinstall it.")
+        built = tf.cudnn_version if lib.name == "cudnn" else None
+        have = version(lib.version)
+        need = version(built)
+        if have and need and have.major == need.major and (have.major, have.minor) < (need.major, need.minor):
+            pkg = pip_pkg.get(lib.name, "nvidia-cudnn-cu12")
+            yield Finding(
+                "cuda-library-too-old", Severity.ERROR,
+                f"{lib.soname} is version {lib.version}, older than the {built} TensorFlow "
+                f"{tf.version} was compiled with (\"Loaded runtime CuDNN library: {lib.version} "
+                f"but source was compiled with: {built}\").",
+                {**ev, "tensorflow.cudnn_version": built},
+                hint="Install a cuDNN at least as new as TensorFlow's build, first on the loader path.",
+                remediation=Remediation("repin-nvidia-wheels", (
+                    pip_install(facts, f"{pkg}>={built}"),)), links=(TF_INSTALL,))
+        shadowed_pip = [p for p in lib.other_copies if "/site-packages/nvidia/" in p]
+        if lib.found_via == "ld_library_path" and lib.origin != "pip" and shadowed_pip:
+            yield Finding(
+                "cuda-library-shadowed", Severity.WARNING,
+                f"{lib.soname} loads from LD_LIBRARY_PATH ({lib.path}), hiding the pip copy "
+                "that TensorFlow's pins chose.", ev,
+                hint=f"Remove {os.path.dirname(lib.path)} from LD_LIBRARY_PATH.",
+                remediation=Remediation("remove-from-ld-library-path", (
+                    f"export LD_LIBRARY_PATH=$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF "
+                    f"{shlex.quote(os.path.dirname(lib.path))} | paste -sd:)",)))
+
+
+@check("nvidia-wheel-pins", "nvidia-* wheels match TensorFlow's [and-cuda] pins", "cuda",
+       emits=("nvidia-wheel-off-pin",), needs="tensorflow")
+def nvidia_wheel_pins(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """Installed nvidia-*-cu12 wheels satisfy the specifiers in TF's [and-cuda] extra."""
+    tf = facts.tensorflow
+    if tf is None or not tf.and_cuda_pins:
+        return
+    off = []
+    for pkg, spec in sorted(tf.and_cuda_pins.items()):
+        have = facts.python.packages.get(pkg)
+        if have is None or not spec:
+            continue
+        try:
+            if not SpecifierSet(spec).contains(have, prereleases=True):
+                off.append((pkg, have, spec))
+        except InvalidSpecifier:
+            continue
+    if off:
+        yield Finding(
+            "nvidia-wheel-off-pin", Severity.WARNING,
+            f"{len(off)} nvidia-* wheel(s) are outside TensorFlow {tf.version}'s [and-cuda] pins.",
+            {pkg: f"{have} (needs {spec})" for pkg, have, spec in off},
+            hint="Re-pin them to what TensorFlow was tested with.",
+            remediation=Remediation("repin-nvidia-wheels", (
+                pip_install(facts, *(f"{pkg}{spec}" for pkg, _h, spec in off)),)))
+
+
+@check("xla-toolchain", "XLA finds ptxas and libdevice", "cuda",
+       emits=("xla-flags-bad-dir", "xla-ptxas-missing", "xla-libdevice-missing"),
+       needs="xla")
+def xla_toolchain(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """XLA's GPU compiler needs ptxas and nvvm/libdevice/libdevice.10.bc (xla cuda_root_path.cc)."""
+    x = facts.xla
+    tf = facts.tensorflow
+    if x is None or tf is None or not tf.is_cuda_build:
+        return
+    searched = {"xla.searched": ", ".join(x.searched)}
+    if x.xla_flags_data_dir and not x.xla_flags_data_dir_exists:
+        yield Finding("xla-flags-bad-dir", Severity.ERROR,
+                      f"XLA_FLAGS points --xla_gpu_cuda_data_dir at {x.xla_flags_data_dir}, "
+                      "which does not exist.", {"env.XLA_FLAGS": facts.env.get("XLA_FLAGS", "")},
+                      hint="Point it at a directory holding bin/ptxas and nvvm/libdevice, or unset it.")
+    nvcc_pin = tf.and_cuda_pins.get("nvidia-cuda-nvcc-cu12", "")
+    fix = Remediation("install-cuda-nvcc-wheel", (
+        pip_install(facts, f"nvidia-cuda-nvcc-cu12{nvcc_pin}"),))
+    if x.ptxas is None:
+        yield Finding("xla-ptxas-missing", Severity.WARNING,
+                      "XLA cannot find ptxas: jit_compile functions fall back to the driver or fail.",
+                      searched, hint="Install the nvidia-cuda-nvcc wheel TensorFlow pins, or put a "
+                      "CUDA toolkit's bin on PATH.", remediation=fix)
+    if x.libdevice is None:
+        yield Finding("xla-libdevice-missing", Severity.WARNING,
+                      "XLA cannot find libdevice.10.bc (\"libdevice not found\").", searched,
+                      hint="Set XLA_FLAGS=--xla_gpu_cuda_data_dir=<dir with nvvm/libdevice>.",
+                      remediation=fix)
+

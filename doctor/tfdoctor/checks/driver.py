@@ -1,0 +1,166 @@
+"""The NVIDIA kernel driver, its user-space NVML library, and the CUDA version it supports."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tfdoctor import compat
+from tfdoctor.checks.common import CUDA_COMPAT, TF_INSTALL, driver_tuple
+from tfdoctor.facts import Facts
+from tfdoctor.findings import Finding, Remediation, Severity
+from tfdoctor.registry import CheckConfig, check
+
+DRIVER_DOCS = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/index.html"
+MISMATCH_ERRORS = {"NVML_ERROR_LIB_RM_VERSION_MISMATCH"}
+NOT_LOADED_ERRORS = {"NVML_ERROR_DRIVER_NOT_LOADED"}
+ABSENT_ERRORS = {"NVML_ERROR_LIBRARY_NOT_FOUND"}
+
+
+def wants_gpu(facts: Facts) -> bool:
+    """TensorFlow here is a CUDA build, or the machine has NVIDIA hardware signs."""
+    tf = facts.tensorflow
+    return bool((tf and tf.is_cuda_build) or facts.driver.device_nodes or facts.driver.gpus)
+
+
+@check("driver-present", "NVIDIA driver installed and loaded", "driver",
+       emits=("driver-not-installed", "driver-not-loaded", "driver-version-mismatch",
+              "driver-permission-denied", "nvml-error"))
+def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """NVML initialises: the kernel module is loaded and matches the user-space library."""
+    d = facts.driver
+    error = d.nvml_error
+    if error is None:
+        return
+    evidence = {"driver.nvml_error": error}
+    if d.kernel_module_version:
+        evidence["driver.kernel_module_version"] = d.kernel_module_version
+    if error in MISMATCH_ERRORS or (
+        d.driver_version and d.kernel_module_version and d.driver_version != d.kernel_module_version
+    ):
+        yield Finding(
+            "driver-version-mismatch", Severity.ERROR,
+            "The NVIDIA user-space libraries and the loaded kernel module are different versions.",
+            evidence,
+            hint="This happens after a driver upgrade without a reboot: reboot, or reload the module.",
+            remediation=Remediation("reboot-after-driver-upgrade", ("sudo reboot",), needs_root=True),
+            links=(DRIVER_DOCS,),
+        )
+        return
+    if error in NOT_LOADED_ERRORS or (error in ABSENT_ERRORS and d.nouveau_loaded):
+        reason = "nouveau is loaded instead" if d.nouveau_loaded else "the nvidia module is not loaded"
+        yield Finding(
+            "driver-not-loaded", Severity.ERROR,
+            f"The NVIDIA kernel driver is not running: {reason}.",
+            {**evidence, "driver.nouveau_loaded": str(d.nouveau_loaded).lower()},
+            hint="Blacklist nouveau and reboot; with Secure Boot on, enrol the NVIDIA module's key "
+                 "(mokutil) or sign the module, then `sudo modprobe nvidia`.",
+            remediation=Remediation("blacklist-nouveau", (
+                "echo -e 'blacklist nouveau\\noptions nouveau modeset=0' | "
+                "sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
+                "sudo update-initramfs -u", "sudo reboot"), needs_root=True),
+            links=(DRIVER_DOCS,),
+        )
+        return
+    if error in ABSENT_ERRORS:
+        if not wants_gpu(facts):
+            return
+        yield Finding(
+            "driver-not-installed", Severity.ERROR,
+            "No NVIDIA driver is installed: libnvidia-ml.so.1 cannot be loaded.",
+            evidence,
+            hint="Install the NVIDIA driver for your distribution (a data-center or "
+                 "'nvidia-driver' package), then reboot.",
+            remediation=Remediation("install-nvidia-driver", (
+                "sudo apt-get install -y nvidia-driver-580  # Debian/Ubuntu; see the link for others",
+                "sudo reboot"), needs_root=True),
+            links=(DRIVER_DOCS,),
+        )
+        return
+    if error == "NVML_ERROR_NO_PERMISSION" or d.unreadable_device_nodes:
+        yield Finding(
+            "driver-permission-denied", Severity.ERROR,
+            "This user may not open the NVIDIA device files.",
+            {**evidence, "driver.unreadable_device_nodes": ", ".join(d.unreadable_device_nodes)},
+            hint="Add the user to the group that owns /dev/nvidia* (often 'video'), or in a "
+                 "container pass the devices through (--gpus all).",
+            remediation=Remediation("add-user-to-video-group", ('sudo usermod -aG video "$USER"',),
+                                    needs_root=True),
+        )
+        return
+    yield Finding("nvml-error", Severity.ERROR, f"NVML failed to initialise: {error}.", evidence,
+                  hint="Run nvidia-smi to see the driver's own message.")
+
+
+@check("gpus-present", "The driver sees at least one GPU", "driver",
+       emits=("no-gpus", "gpus-fewer-than-expected"),
+       consequence_of=("driver-not-installed", "driver-not-loaded", "driver-version-mismatch",
+                       "driver-permission-denied", "nvml-error", "cuda-visible-devices-hides-all",
+                       "tf-cpu-only-build", "cuda-library-missing", "libcuda-stub",
+                       "libcuda-missing", "tf-not-installed"))
+def gpus_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """The driver enumerates GPUs, and as many are usable as provisioning expects (--expect-gpus)."""
+    from tfdoctor.checks.usable import usable_gpu_count
+
+    d = facts.driver
+    if d.nvml_error is None and not d.gpus:
+        yield Finding("no-gpus", Severity.ERROR,
+                      "The NVIDIA driver is loaded but reports no GPUs.",
+                      {"driver.driver_version": d.driver_version or "unknown"},
+                      hint="Check that the GPU is seated and powered (lspci | grep -i nvidia), and "
+                           "in a VM or container that it is passed through.")
+    if config.expect_gpus is None:
+        return
+    usable, why = usable_gpu_count(facts)
+    if usable < config.expect_gpus:
+        yield Finding("gpus-fewer-than-expected", Severity.ERROR,
+                      f"TensorFlow can use {usable} GPU(s); {config.expect_gpus} were expected.",
+                      {"expected": str(config.expect_gpus), "usable": str(usable), "why": why})
+
+
+@check("driver-supports-cuda", "Driver new enough for TensorFlow's CUDA", "driver",
+       emits=("driver-too-old", "driver-minor-version-compat"), needs="tensorflow")
+def driver_supports_cuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """The driver must support TF's CUDA major, with minor-version compatibility done right.
+
+    Compares the driver version (not nvidia-smi's "CUDA Version", not nvcc) with the minimum
+    driver for the CUDA runtime TensorFlow was built with: any driver at or above the family
+    floor (12.x: 525.60.13) runs a 12.x runtime (NVIDIA CUDA compatibility guide).
+    """
+    tf = facts.tensorflow
+    drv = facts.driver.driver_version
+    if tf is None or not tf.is_cuda_build or not tf.cuda_version or not drv:
+        return
+    system = "windows" if (facts.platform.system or "").lower() == "windows" else "linux"
+    req = compat.min_driver(tf.cuda_version, system)
+    ok = compat.driver_cuda_ok(drv, tf.cuda_version, system)
+    if req is None or ok is None:
+        return
+    evidence = {"driver.driver_version": drv, "tensorflow.cuda_version": tf.cuda_version,
+                "minimum_driver_minor_compat": req.minor_compat or "unknown",
+                "minimum_driver_full": req.full or "unknown"}
+    if facts.driver.cuda_driver_version:
+        evidence["driver.cuda_driver_version"] = facts.driver.cuda_driver_version
+    if not ok:
+        yield Finding(
+            "driver-too-old", Severity.ERROR,
+            f"Driver {drv} is too old for the CUDA {tf.cuda_version} runtime TensorFlow "
+            f"{tf.version} uses (needs at least {req.minor_compat or req.full}).",
+            evidence,
+            hint="Upgrade the NVIDIA driver, or install a TensorFlow built for an older CUDA.",
+            remediation=Remediation("upgrade-nvidia-driver", (
+                "sudo apt-get install -y nvidia-driver-580  # or your distribution's package",
+                "sudo reboot"), needs_root=True),
+            links=(CUDA_COMPAT, TF_INSTALL),
+        )
+        return
+    full = driver_tuple(req.full)
+    have = driver_tuple(drv)
+    if full and have and have < full:
+        yield Finding(
+            "driver-minor-version-compat", Severity.INFO,
+            f"Driver {drv} runs CUDA {tf.cuda_version} through minor-version compatibility.",
+            evidence,
+            hint="This is supported. Only PTX built by a newer toolkit (XLA, PTX JIT on a new GPU) "
+                 "needs a driver of the toolkit's own release.",
+            links=(CUDA_COMPAT,),
+        )

@@ -1,0 +1,50 @@
+"""Environment variables that hide GPUs, and probes that could not finish."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tfdoctor.checks.common import CUDA_ENV, parse_visible_devices
+from tfdoctor.facts import Facts
+from tfdoctor.findings import Finding, Remediation, Severity
+from tfdoctor.registry import CheckConfig, check
+
+
+@check("cuda-visible-devices", "CUDA_VISIBLE_DEVICES leaves the GPUs visible", "environment",
+       emits=("cuda-visible-devices-hides-all", "cuda-visible-devices-hides-some",
+              "cuda-visible-devices-malformed"))
+def cuda_visible_devices(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """An empty, "-1" or wrong CUDA_VISIBLE_DEVICES silently hides GPUs from TensorFlow."""
+    value = facts.env.get("CUDA_VISIBLE_DEVICES")
+    gpus = facts.driver.gpus
+    if value is None or not gpus:
+        return
+    chosen, bad = parse_visible_devices(value, gpus)
+    ev = {"env.CUDA_VISIBLE_DEVICES": value, "driver.gpu_count": str(len(gpus))}
+    unset = Remediation("unset-cuda-visible-devices", ("unset CUDA_VISIBLE_DEVICES",))
+    if bad is not None:
+        yield Finding("cuda-visible-devices-malformed", Severity.ERROR,
+                      f"CUDA_VISIBLE_DEVICES has an entry CUDA cannot read ({bad!r}); it and "
+                      "everything after it are ignored.", ev,
+                      hint="Use comma-separated indices (0,1) or GPU-/MIG- UUIDs from nvidia-smi -L.",
+                      remediation=unset, links=(CUDA_ENV,))
+    if not chosen:
+        yield Finding("cuda-visible-devices-hides-all", Severity.ERROR,
+                      f"CUDA_VISIBLE_DEVICES={value!r} hides all {len(gpus)} GPU(s) from TensorFlow.",
+                      ev, hint="Unset it, or list the GPUs this job should use.",
+                      remediation=unset, links=(CUDA_ENV,))
+    elif bad is None and len(chosen) < len(gpus):
+        yield Finding("cuda-visible-devices-hides-some", Severity.INFO,
+                      f"CUDA_VISIBLE_DEVICES={value!r} exposes {len(chosen)} of {len(gpus)} GPUs.",
+                      ev, hint="Fine when a scheduler set it for this job.", links=(CUDA_ENV,))
+
+
+@check("probes-complete", "Every probe finished", "tfdoctor", emits=("probe-failed",))
+def probes_complete(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """A probe that timed out or crashed leaves its area unjudged (exit code 3 when nothing failed)."""
+    for issue in facts.probe_issues:
+        yield Finding("probe-failed", Severity.WARNING,
+                      f"The {issue.probe} probe did not finish ({issue.kind}): {issue.message}",
+                      {"probe": issue.probe, "kind": issue.kind},
+                      hint="Its area could not be checked; rerun with -v, or report it with "
+                      "tfdoctor --save facts.json.")

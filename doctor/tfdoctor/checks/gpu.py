@@ -1,0 +1,127 @@
+"""Each GPU: compute capability against the wheel, MIG, PCIe link, throttling, ECC."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tfdoctor import compat
+from tfdoctor.checks.common import TF_SOURCE, pip_install
+from tfdoctor.facts import Facts, GpuFacts
+from tfdoctor.findings import Finding, Remediation, Severity
+from tfdoctor.registry import CheckConfig, check
+
+MIG_DOCS = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
+THROTTLE_BAD = {
+    "hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown",
+    "sw_power_cap",
+}
+
+
+def _gpu(g: GpuFacts) -> dict[str, str]:
+    return {"gpu.index": str(g.index), "gpu.name": g.name or "unknown"}
+
+
+@check("gpu-compute-capability", "TensorFlow has kernels for each GPU", "gpu",
+       emits=("gpu-too-old-for-tf", "gpu-ptx-jit-only", "gpu-newer-than-tf"), needs="tensorflow",
+       consequence_of=("tf-cpu-only-build",))
+def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """Each GPU's compute capability has SASS in the wheel, or at least PTX the driver can JIT.
+
+    TF's rule (gpu_device.cc GetValidDeviceIds): kernels fit when the wheel has an entry of the
+    same major and a minor <= the device's; otherwise PTX of an older major is JIT-compiled.
+    """
+    tf = facts.tensorflow
+    if tf is None or not tf.is_cuda_build or not tf.compute_capabilities:
+        return
+    caps = ", ".join(tf.compute_capabilities)
+    for g in facts.driver.gpus:
+        if not g.compute_capability:
+            continue
+        kind = compat.has_kernels_for(tf.compute_capabilities, g.compute_capability)
+        ev = {**_gpu(g), "gpu.compute_capability": g.compute_capability,
+              "tensorflow.compute_capabilities": caps, "tensorflow.version": tf.version or "?"}
+        if kind == "none":
+            yield Finding(
+                "gpu-too-old-for-tf", Severity.ERROR,
+                f"GPU {g.index} ({g.name}, compute capability {g.compute_capability}) is older "
+                f"than any architecture TensorFlow {tf.version} was built for.",
+                ev, hint="Use an older TensorFlow whose wheel still covers this GPU, or a newer GPU.",
+                links=(TF_SOURCE,))
+        elif kind == "ptx":
+            major = int(g.compute_capability.split(".")[0])
+            newest = compat.newest_tf()
+            if major >= 10:
+                yield Finding(
+                    "gpu-newer-than-tf", Severity.ERROR,
+                    f"TensorFlow {tf.version} has no binaries for GPU {g.index} "
+                    f"({g.name}, compute capability {g.compute_capability}); its PTX fallback "
+                    "is known to fail with CUDA_ERROR_INVALID_PTX on this generation.",
+                    ev, hint="Use the newest TensorFlow (or tf-nightly) and a current driver; "
+                    "if kernels still fail, build TensorFlow from source for this architecture.",
+                    remediation=Remediation("install-matching-tensorflow", (
+                        pip_install(facts, f"tensorflow[and-cuda]=={newest}.*", extra=("-U",)),)),
+                    links=(TF_SOURCE,))
+            else:
+                yield Finding(
+                    "gpu-ptx-jit-only", Severity.WARNING,
+                    f"GPU {g.index} ({g.name}, compute capability {g.compute_capability}) runs "
+                    "TensorFlow's kernels only by JIT-compiling PTX: the first run can take "
+                    "30 minutes or longer.",
+                    ev, hint="Set CUDA_CACHE_MAXSIZE=4294967296 so the JIT cache survives, or use "
+                    "a TensorFlow built for this architecture.", links=(TF_SOURCE,))
+
+
+@check("gpu-health", "GPU state: MIG, PCIe link, throttling, ECC", "gpu",
+       emits=("gpu-mig-enabled", "gpu-pcie-degraded", "gpu-throttled", "gpu-ecc-uncorrectable",
+              "gpu-no-tensor-cores"))
+def gpu_health(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """Per-GPU conditions that hide devices or cut throughput."""
+    amp = facts.env.get("TF_ENABLE_AUTO_MIXED_PRECISION", "").lower() in ("1", "true")
+    for g in facts.driver.gpus:
+        ev = _gpu(g)
+        if g.mig_mode:
+            yield Finding(
+                "gpu-mig-enabled", Severity.WARNING,
+                f"GPU {g.index} is in MIG mode: TensorFlow sees only the MIG instance named in "
+                "CUDA_VISIBLE_DEVICES, one per process.", {**ev, "gpu.mig_mode": "enabled"},
+                hint="Set CUDA_VISIBLE_DEVICES=MIG-<uuid> (nvidia-smi -L lists them), or disable "
+                "MIG with `sudo nvidia-smi -i N -mig 0` if you want the whole GPU.",
+                remediation=Remediation("disable-mig", (f"sudo nvidia-smi -i {g.index} -mig 0",),
+                                        needs_root=True), links=(MIG_DOCS,))
+        narrow = g.pcie_width_current and g.pcie_width_max and g.pcie_width_current < g.pcie_width_max
+        slow = g.pcie_gen_current and g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max
+        if narrow or slow:
+            # Idle GPUs drop the link generation to save power; the width does not change.
+            yield Finding(
+                "gpu-pcie-degraded", Severity.WARNING if narrow else Severity.INFO,
+                f"GPU {g.index}'s PCIe link runs at gen {g.pcie_gen_current} x{g.pcie_width_current}"
+                f", below its maximum gen {g.pcie_gen_max} x{g.pcie_width_max}.",
+                {**ev, "gpu.pcie_current": f"gen{g.pcie_gen_current} x{g.pcie_width_current}",
+                 "gpu.pcie_max": f"gen{g.pcie_gen_max} x{g.pcie_width_max}"},
+                hint="A narrower link points to the slot, riser or BIOS settings; a lower "
+                "generation at idle is normal power saving — recheck under load.")
+        bad = sorted(set(g.throttle_reasons or ()) & THROTTLE_BAD)
+        if bad:
+            yield Finding(
+                "gpu-throttled", Severity.WARNING,
+                f"GPU {g.index} is slowing its clocks: {', '.join(bad)}.",
+                {**ev, "gpu.throttle_reasons": ", ".join(bad),
+                 "gpu.temperature_c": str(g.temperature_c), "gpu.power_limit_w": str(g.power_limit_w)},
+                hint="Thermal reasons point to cooling or airflow; power reasons to the power "
+                "cap (nvidia-smi -q -d POWER).")
+        if g.ecc_uncorrected_volatile:
+            yield Finding(
+                "gpu-ecc-uncorrectable", Severity.ERROR,
+                f"GPU {g.index} has {g.ecc_uncorrected_volatile} uncorrectable ECC errors since the "
+                "last driver load.", {**ev, "gpu.ecc_uncorrected": str(g.ecc_uncorrected_volatile)},
+                hint="Results on this GPU cannot be trusted: drain the node, reset the GPU "
+                "(nvidia-smi -r) and check for retired pages; replace it if errors return.",
+                remediation=Remediation("reset-gpu", (f"sudo nvidia-smi -i {g.index} -r",),
+                                        needs_root=True))
+        if amp and g.compute_capability and not compat.has_tensor_cores(g.compute_capability):
+            yield Finding(
+                "gpu-no-tensor-cores", Severity.WARNING,
+                f"Mixed precision is asked for, but GPU {g.index} ({g.name}, compute capability "
+                f"{g.compute_capability}) has no Tensor Cores: expect no speed-up.",
+                {**ev, "env.TF_ENABLE_AUTO_MIXED_PRECISION": facts.env["TF_ENABLE_AUTO_MIXED_PRECISION"]},
+                hint="Keep float32 on this GPU; Tensor Cores start with Volta (7.0).")

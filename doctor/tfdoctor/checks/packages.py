@@ -1,0 +1,99 @@
+"""Python packages that break TensorFlow: numpy, protobuf, ml-dtypes, Keras and tf-keras."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from tfdoctor import compat
+from tfdoctor.checks.common import pip_install, version
+from tfdoctor.facts import Facts
+from tfdoctor.findings import Finding, Remediation, Severity
+from tfdoctor.registry import CheckConfig, check
+
+PINNED = ("numpy", "protobuf", "ml-dtypes", "h5py")
+KERAS3 = "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility"
+
+
+@check("python-interpreter", "The target Python interpreter runs", "python",
+       emits=("python-unusable",))
+def python_interpreter(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """The interpreter given with --python (or tfdoctor's own) answered the probe."""
+    if facts.python.error:
+        yield Finding("python-unusable", Severity.ERROR,
+                      f"The Python interpreter {facts.python.executable} could not be probed: "
+                      f"{facts.python.error}.", {"python.executable": facts.python.executable},
+                      hint="Pass --python with the interpreter of the environment TensorFlow is in.")
+
+
+def _requirements(facts: Facts) -> dict[str, str]:
+    """TF's own metadata first; the tables when the metadata lacks a package."""
+    tf = facts.tensorflow
+    if tf is None:
+        return {}
+    release = compat.tf_release(tf.version) if tf.version else None
+    merged = dict(release.requires) if release else {}
+    merged.update(tf.requirements)
+    return merged
+
+
+@check("python-packages", "numpy, protobuf, ml-dtypes within TensorFlow's ranges", "python",
+       emits=("package-out-of-range",), needs="tensorflow",
+       consequence_of=("tf-multiple-distributions",))
+def python_packages(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """pip may leave a package outside TF's range (e.g. numpy 2 with TF < 2.18: import fails)."""
+    tf = facts.tensorflow
+    reqs = _requirements(facts)
+    for name in PINNED:
+        have, spec = facts.python.packages.get(name), reqs.get(name)
+        if not have or not spec:
+            continue
+        try:
+            ok = SpecifierSet(spec).contains(have, prereleases=True)
+        except InvalidSpecifier:
+            continue
+        if ok:
+            continue
+        yield Finding(
+            "package-out-of-range", Severity.ERROR,
+            f"{name} {have} is outside TensorFlow {tf.version if tf else ''}'s range {spec}.",
+            {"package": name, "installed": have, "required": spec},
+            hint=f"Install a {name} that TensorFlow accepts.",
+            remediation=Remediation("pin-python-packages", (pip_install(facts, f"{name}{spec}"),)))
+
+
+@check("keras-version", "Keras matches TensorFlow (Keras 3 vs tf-keras)", "python",
+       emits=("keras-2-with-tf216", "tf-keras-missing", "tf-keras-mismatch"), needs="tensorflow")
+def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """TF >= 2.16 uses Keras 3; Keras 2 code needs tf-keras and TF_USE_LEGACY_KERAS=1."""
+    tf = facts.tensorflow
+    tfv = version(tf.version if tf else None)
+    if tf is None or tfv is None or tfv < version("2.16"):
+        return
+    pk = facts.python.packages
+    keras, tf_keras = version(pk.get("keras")), version(pk.get("tf-keras"))
+    legacy = facts.env.get("TF_USE_LEGACY_KERAS", "").lower() in ("1", "true")
+    series = f"{tfv.major}.{tfv.minor}"
+    if legacy and tf_keras is None:
+        yield Finding("tf-keras-missing", Severity.ERROR,
+                      "TF_USE_LEGACY_KERAS=1 is set but tf-keras is not installed: tf.keras fails "
+                      "to import.", {"env.TF_USE_LEGACY_KERAS": facts.env["TF_USE_LEGACY_KERAS"]},
+                      hint="Install tf-keras of the same series as TensorFlow, or unset the variable.",
+                      remediation=Remediation("pin-python-packages", (
+                          pip_install(facts, f"tf-keras~={series}.0"),)), links=(KERAS3,))
+    elif keras is not None and keras.major < 3 and not legacy:
+        yield Finding("keras-2-with-tf216", Severity.ERROR,
+                      f"Keras {pk['keras']} is installed, but TensorFlow {tf.version} needs Keras 3.",
+                      {"keras": pk["keras"], "tensorflow.version": tf.version or ""},
+                      hint="For Keras 2 code install tf-keras and set TF_USE_LEGACY_KERAS=1; "
+                      "otherwise upgrade Keras.",
+                      remediation=Remediation("pin-python-packages", (
+                          pip_install(facts, "keras>=3"),)), links=(KERAS3,))
+    if tf_keras is not None and (tf_keras.major, tf_keras.minor) != (tfv.major, tfv.minor):
+        yield Finding("tf-keras-mismatch", Severity.WARNING,
+                      f"tf-keras {pk['tf-keras']} does not match TensorFlow {tf.version}.",
+                      {"tf-keras": pk["tf-keras"], "tensorflow.version": tf.version or ""},
+                      hint="tf-keras releases track TensorFlow's minor version.",
+                      remediation=Remediation("pin-python-packages", (
+                          pip_install(facts, f"tf-keras~={series}.0"),)))

@@ -1,0 +1,142 @@
+"""The installed TensorFlow: one distribution, a GPU build, a supported Python and platform."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tfdoctor import compat
+from tfdoctor.checks.common import TF_INSTALL, pip_install, pip_uninstall, version
+from tfdoctor.checks.driver import wants_gpu
+from tfdoctor.facts import Facts
+from tfdoctor.findings import Finding, Remediation, Severity
+from tfdoctor.registry import CheckConfig, check
+
+CPU_ONLY_DISTS = {"tensorflow-cpu", "tensorflow-cpu-aws", "tf-nightly-cpu", "tensorflow-intel",
+                  "intel-tensorflow", "tensorflow-macos"}
+
+
+def _target_tf(facts: Facts) -> str:
+    """The TensorFlow release to install: this one when the tables know it, else the newest."""
+    tf = facts.tensorflow
+    known = tf and tf.version and compat.tf_release(tf.version)
+    return tf.version if (tf and tf.version and known) else f"{compat.newest_tf()}.*"
+
+
+@check("tf-installed", "TensorFlow is installed once", "tensorflow",
+       emits=("tf-not-installed", "tf-multiple-distributions", "tf-unknown-version"),
+       consequence_of=("python-unusable",))
+def tf_installed(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """Exactly one distribution provides the `tensorflow` package, of a release the tables know."""
+    tf = facts.tensorflow
+    if facts.python.error:
+        return
+    if tf is None or not tf.distributions:
+        yield Finding("tf-not-installed", Severity.ERROR,
+                      f"TensorFlow is not installed in {facts.python.executable}.",
+                      {"python.executable": facts.python.executable},
+                      hint="Install it, with its CUDA libraries from pip on a GPU machine.",
+                      remediation=Remediation("install-tf-and-cuda", (
+                          pip_install(facts, f"tensorflow[and-cuda]=={compat.newest_tf()}.*"),)),
+                      links=(TF_INSTALL,))
+        return
+    names = [d.name for d in tf.distributions]
+    if len(names) > 1:
+        extra = [n for n in names if n != "tensorflow"] if "tensorflow" in names else names[1:]
+        yield Finding(
+            "tf-multiple-distributions", Severity.ERROR,
+            f"{len(names)} TensorFlow distributions share one `tensorflow` package: "
+            f"{', '.join(f'{d.name} {d.version}' for d in tf.distributions)}.",
+            {"tensorflow.distributions": ", ".join(names)},
+            hint="They overwrite each other's files; keep one. Remove the others, then reinstall "
+                 "the one you keep so its files are whole.",
+            remediation=Remediation("remove-conflicting-tf", (
+                pip_uninstall(facts, *extra),
+                pip_install(facts, f"tensorflow[and-cuda]=={_target_tf(facts)}",
+                            extra=("--force-reinstall", "--no-deps")))),
+            links=(TF_INSTALL,))
+    if tf.version and compat.tf_release(tf.version) is None:
+        yield Finding("tf-unknown-version", Severity.INFO,
+                      f"TensorFlow {tf.version} is unknown to this tfdoctor's tables "
+                      f"(newest known: {compat.newest_tf()}); version-matrix checks are skipped.",
+                      {"tensorflow.version": tf.version, "tables_checked": compat.tables_checked()})
+
+
+@check("tf-gpu-build", "TensorFlow is a GPU build on a GPU machine", "tensorflow",
+       emits=("tf-cpu-only-build", "tf-windows-native-gpu"), needs="tensorflow")
+def tf_gpu_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """A CPU-only wheel (tensorflow-cpu, ...) can never use the GPU this machine has."""
+    tf = facts.tensorflow
+    if tf is None or not tf.distributions:
+        return
+    system = (facts.platform.system or "").lower()
+    v = version(tf.version)
+    if system == "windows" and v and v >= version("2.11") and wants_gpu(facts):
+        yield Finding(
+            "tf-windows-native-gpu", Severity.ERROR,
+            f"TensorFlow {tf.version} has no GPU support on native Windows (2.10 was the last).",
+            {"platform.system": facts.platform.system or "", "tensorflow.version": tf.version or ""},
+            hint="Use WSL2 with tensorflow[and-cuda], or on native Windows install "
+                 "\"tensorflow<2.11\" with CUDA 11.2 and cuDNN 8.1.",
+            remediation=Remediation("install-tf-native-windows", (
+                pip_install(facts, "tensorflow<2.11"),)),
+            links=("https://www.tensorflow.org/install/pip#windows-native",))
+        return
+    if tf.is_cuda_build is not False or not facts.driver.gpus:
+        return
+    dists = ", ".join(d.name for d in tf.distributions)
+    cpu_dists = [d.name for d in tf.distributions if d.name in CPU_ONLY_DISTS]
+    yield Finding(
+        "tf-cpu-only-build", Severity.ERROR,
+        f"The installed TensorFlow ({dists} {tf.version}) is a CPU-only build, but this machine "
+        f"has {len(facts.driver.gpus)} NVIDIA GPU(s).",
+        {"tensorflow.is_cuda_build": "false", "tensorflow.distributions": dists},
+        hint="Replace it with the GPU build and its pip CUDA libraries.",
+        remediation=Remediation("install-tf-and-cuda", tuple(
+            ([pip_uninstall(facts, *cpu_dists)] if cpu_dists else [])
+            + [pip_install(facts, f"tensorflow[and-cuda]=={_target_tf(facts)}")])),
+        links=(TF_INSTALL,))
+
+
+@check("tf-python-version", "Python version supported by this TensorFlow", "tensorflow",
+       emits=("tf-python-unsupported",), needs="tensorflow")
+def tf_python_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """TF wheels exist only for the Python versions in the tested build configurations."""
+    tf = facts.tensorflow
+    release = compat.tf_release(tf.version) if tf and tf.version else None
+    py = version(facts.python.version)
+    if release is None or py is None:
+        return
+    low, high = version(release.python_min), version(release.python_max)
+    here = version(f"{py.major}.{py.minor}")
+    if low and high and here and not low <= here <= high:
+        yield Finding(
+            "tf-python-unsupported", Severity.ERROR,
+            f"TensorFlow {tf.version} supports Python {release.python_min}-{release.python_max}; "
+            f"this is Python {py.major}.{py.minor}.",
+            {"python.version": facts.python.version or "", "tensorflow.version": tf.version or ""},
+            hint="Make a venv with a supported Python and install TensorFlow there.",
+            links=("https://www.tensorflow.org/install/source#gpu",))
+
+
+@check("platform-support", "CPU and C library can run the wheel", "platform",
+       emits=("cpu-missing-instructions", "glibc-too-old"), needs="tensorflow")
+def platform_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """Official x86-64 wheels use AVX (since TF 1.6) and need the manylinux glibc floor."""
+    tf = facts.tensorflow
+    p = facts.platform
+    if tf is None or not tf.distributions:
+        return
+    if p.machine in ("x86_64", "AMD64") and p.cpu_flags is not None and "avx" not in p.cpu_flags:
+        yield Finding(
+            "cpu-missing-instructions", Severity.ERROR,
+            "This CPU lacks AVX, which the official TensorFlow wheels require: import dies with "
+            "an illegal instruction.", {"platform.cpu_flags": " ".join(p.cpu_flags)},
+            hint="Use a CPU with AVX, or build TensorFlow from source for this CPU.",
+            links=("https://www.tensorflow.org/install/pip#hardware_requirements",))
+    release = compat.tf_release(tf.version) if tf.version else None
+    have, need = version(p.glibc), version(release.glibc_min if release else None)
+    if have and need and have < need:
+        yield Finding("glibc-too-old", Severity.ERROR,
+                      f"TensorFlow {tf.version} wheels need glibc {release.glibc_min}; this system "
+                      f"has {p.glibc}.", {"platform.glibc": p.glibc or ""},
+                      hint="Use a newer distribution or a container image with a newer glibc.")

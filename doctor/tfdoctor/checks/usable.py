@@ -1,0 +1,34 @@
+"""How many GPUs TensorFlow can really use, judged from static facts."""
+
+from __future__ import annotations
+
+from tfdoctor import compat
+from tfdoctor.checks.common import visible_gpus
+from tfdoctor.facts import Facts
+
+REQUIRED_LIBS = ("cudart", "cublas", "cublasLt", "cufft", "cusolver", "cusparse", "cudnn")
+"""What TF's TryDlopenCUDALibraries needs; any missing one and TF skips every GPU."""
+
+
+def usable_gpu_count(facts: Facts) -> tuple[int, str]:
+    """The count, and a short reason when it is lower than the GPUs present."""
+    tf = facts.tensorflow
+    if facts.driver.nvml_error:
+        return 0, f"driver: {facts.driver.nvml_error}"
+    if tf is None:
+        return 0, "TensorFlow is not installed"
+    if not tf.is_cuda_build:
+        return 0, "TensorFlow is a CPU-only build"
+    if facts.cuda_driver.is_stub or facts.cuda_driver.load_error or facts.cuda_driver.crash:
+        return 0, "libcuda.so.1 is missing, a stub, or crashed"
+    missing = [lib.soname for lib in facts.libraries if lib.name in REQUIRED_LIBS and not lib.path]
+    if missing:
+        return 0, "cannot load " + ", ".join(missing)
+    gpus = visible_gpus(facts)
+    ok = [g for g in gpus if g.compute_capability is None or
+          compat.has_kernels_for(tf.compute_capabilities, g.compute_capability) != "none"
+          or not tf.compute_capabilities]
+    why = "" if len(ok) == len(facts.driver.gpus) else (
+        f"{len(facts.driver.gpus) - len(gpus)} hidden by CUDA_VISIBLE_DEVICES, "
+        f"{len(gpus) - len(ok)} unsupported compute capability")
+    return len(ok), why

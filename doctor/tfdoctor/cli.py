@@ -1,0 +1,198 @@
+"""The command line: thin commands over the library. Module scope imports only click and stdlib."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from tfdoctor import __version__
+from tfdoctor.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from tfdoctor.report import Report
+
+FAIL_ON = click.Choice(["error", "warning", "info"])
+
+
+def judge_options(func: Any) -> Any:
+    """Options shared by the live run and replay: how the verdict is judged and printed."""
+    func = click.option("--json", "as_json", is_flag=True,
+                        help="Write one JSON document (docs/json-report.md) to stdout.")(func)
+    func = click.option("--fail-on", type=FAIL_ON, default="error", show_default=True,
+                        help="Lowest severity that makes the exit code 1.")(func)
+    func = click.option("--expect-gpus", type=click.IntRange(min=0), default=None,
+                        help="Fail when TensorFlow can use fewer GPUs than this.")(func)
+    func = click.option("-v", "--verbose", is_flag=True,
+                        help="Also show info findings and passing checks.")(func)
+    return func
+
+
+def resolve_python(value: str | None) -> str:
+    """The target interpreter's path; a bad one is a usage error, not a finding."""
+    from tfdoctor.errors import InterpreterError
+
+    if value is None:
+        return sys.executable
+    found = value if os.sep in value else shutil.which(value)
+    if not found or not Path(found).exists():
+        raise InterpreterError(f"--python {value}: no such interpreter")
+    if Path(found).is_dir() or not os.access(found, os.X_OK):
+        raise InterpreterError(f"--python {value}: not an executable file")
+    return os.path.abspath(found)
+
+
+def emit(report: Report, *, as_json: bool, verbose: bool, fail_on: str) -> ExitCode:
+    """Write the report to stdout and decide the exit code (the only place that does both)."""
+    from tfdoctor.console import color_enabled
+    from tfdoctor.exit_codes import exit_code_for
+    from tfdoctor.render_text import render_text
+
+    code = exit_code_for(report, fail_on)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(exit_code=int(code)), indent=2))
+    else:
+        click.echo(render_text(report, verbose=verbose, color=color_enabled(sys.stdout)), nl=False)
+    return code
+
+
+class ToolFailure(click.ClickException):
+    """A TfdoctorError at the command edge: one line on stderr, exit code 2."""
+
+    exit_code = ExitCode.USAGE
+
+    def show(self, file: Any = None) -> None:
+        from tfdoctor.console import error
+
+        error(self.message)
+
+
+class DoctorGroup(click.Group):
+    """Translates tool errors to one-line ClickExceptions for every command."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from tfdoctor.errors import TfdoctorError
+
+        try:
+            return super().invoke(ctx)
+        except TfdoctorError as exc:
+            raise ToolFailure(str(exc)) from None
+
+
+@click.group(cls=DoctorGroup, invoke_without_command=True,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tfdoctor")
+@click.option("--quick", is_flag=True, help="Static checks only: never import TensorFlow.")
+@click.option("--python", "python", metavar="PATH",
+              help="Interpreter whose TensorFlow to diagnose (default: tfdoctor's own).")
+@click.option("--save", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Also save the collected facts to FILE (replay it with `tfdoctor replay`).")
+@judge_options
+@click.pass_context
+def cli(ctx: click.Context, quick: bool, python: str | None, save: Path | None,
+        as_json: bool, fail_on: str, expect_gpus: int | None, verbose: bool) -> None:
+    """Diagnose TensorFlow on NVIDIA GPUs: driver, CUDA, cuDNN, versions, devices, libraries.
+
+    Exit codes: 0 healthy, 1 problems found, 2 usage error, 3 could not check.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from tfdoctor.console import progress, progress_done
+    from tfdoctor.host import Host
+    from tfdoctor.probes import collect_facts
+    from tfdoctor.registry import CheckConfig
+    from tfdoctor.report import build_report
+
+    host = Host(python=resolve_python(python))
+    progress("tfdoctor: probing driver, CUDA, libraries and TensorFlow ...")
+    facts = collect_facts(host)
+    progress_done()
+    if save:
+        write_private(save, json.dumps(facts.to_dict(), indent=2) + "\n")
+    report = build_report(facts, CheckConfig(expect_gpus=expect_gpus))
+    ctx.exit(emit(report, as_json=as_json, verbose=verbose, fail_on=fail_on))
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write a file only its owner can read: facts can name paths and devices."""
+    from tfdoctor.errors import InputFileError
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise InputFileError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+@cli.command()
+@click.argument("file", type=click.Path(path_type=Path))
+@judge_options
+@click.pass_context
+def replay(ctx: click.Context, file: Path, as_json: bool, fail_on: str, expect_gpus: int | None,
+           verbose: bool) -> None:
+    """Re-diagnose saved facts (or a --json report) with today's tables and rules."""
+    from tfdoctor.registry import CheckConfig
+    from tfdoctor.report import build_report, load_facts_file
+
+    facts, config = load_facts_file(file)
+    if expect_gpus is not None:
+        config = CheckConfig(expect_gpus=expect_gpus)
+    ctx.exit(emit(build_report(facts, config), as_json=as_json, verbose=verbose, fail_on=fail_on))
+
+
+@cli.command(name="checks")
+@click.option("--json", "as_json", is_flag=True, help="As a JSON list.")
+def list_checks(as_json: bool) -> None:
+    """List every check: id, area, title and the finding ids it can report."""
+    from tfdoctor.registry import all_checks
+
+    specs = all_checks()
+    if as_json:
+        click.echo(json.dumps([{"id": s.id, "area": s.area, "title": s.title,
+                                "findings": list(s.finding_ids)} for s in specs], indent=2))
+        return
+    for s in specs:
+        click.echo(f"{s.id:<26} {s.area:<12} {s.title}")
+
+
+@cli.command()
+@click.argument("id")
+def explain(id: str) -> None:
+    """Explain a check or a finding id: what it looks at and why."""
+    from tfdoctor.errors import TfdoctorError
+    from tfdoctor.registry import all_checks
+
+    for s in all_checks():
+        if id == s.id or id in s.finding_ids:
+            click.echo(f"{s.id} ({s.area}): {s.title}\n")
+            click.echo(s.doc)
+            click.echo(f"\nFindings: {', '.join(s.finding_ids)}")
+            if s.consequence_of:
+                click.echo(f"Explained by: {', '.join(s.consequence_of)}")
+            return
+    raise TfdoctorError(f"no check or finding named {id!r} (see `tfdoctor checks`)")
+
+
+def main() -> None:
+    """Entry point: errors become one line; Ctrl+C exits 130; a bug exits 70 without a traceback."""
+    try:
+        code = cli.main(prog_name="tfdoctor", standalone_mode=False)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        sys.exit(ExitCode.INTERRUPTED)
+    except Exception as exc:  # noqa: BLE001  (a doctor must not die with a traceback)
+        if os.environ.get("TFDOCTOR_DEBUG"):
+            raise
+        from tfdoctor.console import error
+
+        error(f"internal error: {type(exc).__name__}: {exc} (TFDOCTOR_DEBUG=1 shows the traceback)")
+        sys.exit(ExitCode.INTERNAL)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,33 @@
+"""Everything tfdoctor writes for people on stderr: errors, progress, notes. stdout is data."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+
+def color_enabled(stream: object) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
+    return "NO_COLOR" not in os.environ and bool(getattr(stream, "isatty", lambda: False)())
+
+
+def error(message: str) -> None:
+    """One line, never a traceback."""
+    click.echo(f"tfdoctor: error: {message}", err=True, color=color_enabled(sys.stderr))
+
+
+def note(message: str) -> None:
+    click.echo(message, err=True, color=color_enabled(sys.stderr))
+
+
+def progress(message: str) -> None:
+    """Progress for the slow parts, only when a person is watching stderr."""
+    if sys.stderr.isatty():
+        click.echo(f"\r\033[K{message}", err=True, nl=False)
+
+
+def progress_done() -> None:
+    if sys.stderr.isatty():
+        click.echo("\r\033[K", err=True, nl=False)

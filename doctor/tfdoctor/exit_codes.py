@@ -1,0 +1,39 @@
+"""The process exit codes, and the one function that decides them."""
+
+from __future__ import annotations
+
+from enum import IntEnum, unique
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tfdoctor.report import Report
+
+
+@unique
+class ExitCode(IntEnum):
+    """What a provisioning script can act on; documented in docs/exit-codes.md."""
+
+    OK = 0
+    """Healthy: no finding at or above the --fail-on severity."""
+    PROBLEMS = 1
+    """At least one finding at or above the --fail-on severity (default: error)."""
+    USAGE = 2
+    """Bad flags or bad input: unknown option value, unreadable facts file, missing interpreter."""
+    INCOMPLETE = 3
+    """Could not check: a probe timed out or crashed, or a check crashed, and nothing failed."""
+    INTERNAL = 70
+    """A bug in tfdoctor itself (EX_SOFTWARE); the message asks for a report."""
+    INTERRUPTED = 130
+    """Stopped by Ctrl+C."""
+
+
+def exit_code_for(report: Report, fail_on: str = "error") -> ExitCode:
+    """Problems win over incompleteness: a definite failure is actionable even if a probe hung."""
+    from tfdoctor.findings import Severity
+
+    threshold = Severity(fail_on).rank
+    if any(f.severity.rank >= threshold for f in report.findings):
+        return ExitCode.PROBLEMS
+    if report.incomplete:
+        return ExitCode.INCOMPLETE
+    return ExitCode.OK

@@ -1,0 +1,131 @@
+"""The one door to the machine: environment, commands with time limits, and the file system.
+
+Probes take a `Host`; tests build one over a temporary root, an environment of their own and
+stub libraries, so probes run their real code against a fake machine.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """What a child process did. `returncode` is negative for a signal, None after a time-out."""
+
+    argv: tuple[str, ...]
+    returncode: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    error: str | None = None
+    """Set when the command could not start (e.g. "No such file or directory")."""
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    @property
+    def signal_name(self) -> str | None:
+        if self.returncode is None or self.returncode >= 0:
+            return None
+        try:
+            return signal.Signals(-self.returncode).name
+        except ValueError:
+            return f"signal {-self.returncode}"
+
+    def describe_failure(self) -> str:
+        """One line: why this command did not succeed."""
+        if self.error:
+            return f"could not start {self.argv[0]}: {self.error}"
+        if self.timed_out:
+            return "timed out"
+        if self.signal_name:
+            return f"killed by {self.signal_name}"
+        return f"exited with status {self.returncode}"
+
+
+def run_command(
+    argv: Sequence[str],
+    *,
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    input: str | None = None,
+    cwd: str | None = None,
+) -> CommandResult:
+    """Run argv in its own process group; on time-out kill the whole group (no orphans)."""
+    try:
+        proc = subprocess.Popen(
+            list(argv), stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(env) if env is not None else None,
+            cwd=cwd, start_new_session=True, text=True, errors="replace",
+        )
+    except OSError as exc:
+        return CommandResult(tuple(argv), None, "", "", error=exc.strerror or str(exc))
+    try:
+        out, err = proc.communicate(input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        out, err = proc.communicate()
+        return CommandResult(tuple(argv), None, out, err, timed_out=True)
+    except BaseException:
+        kill_group(proc)
+        proc.wait()
+        raise
+    # A child that exited may have left grandchildren behind in its group.
+    kill_group(proc)
+    return CommandResult(tuple(argv), proc.returncode, out, err)
+
+
+def kill_group(proc: subprocess.Popen[str]) -> None:
+    """SIGKILL the process group the child leads; it may be gone already."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@dataclass(frozen=True)
+class Host:
+    """The machine being diagnosed, as seen by probes."""
+
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    root: Path = Path("/")
+    """File-system root for /proc, /dev, /etc and default library dirs (a temp dir in tests)."""
+    python: str = sys.executable
+    """The target interpreter whose TensorFlow is diagnosed (--python)."""
+    own_python: str = sys.executable
+    """tfdoctor's own interpreter, which has nvidia-ml-py for the NVML child."""
+    timeout: float = 10.0
+    """Default time limit for one probe command."""
+
+    def path(self, absolute: str) -> Path:
+        """A machine path (e.g. "/proc/modules") under this host's root."""
+        return self.root / absolute.lstrip("/")
+
+    def read_text(self, absolute: str) -> str | None:
+        """File contents, or None when missing or unreadable."""
+        try:
+            return self.path(absolute).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    def run(self, argv: Sequence[str], *, timeout: float | None = None,
+            extra_env: Mapping[str, str] | None = None, input: str | None = None) -> CommandResult:
+        env = dict(self.env)
+        if extra_env:
+            env.update(extra_env)
+        return run_command(argv, timeout=timeout or self.timeout, env=env, input=input)
+
+    def which(self, name: str) -> str | None:
+        """Resolve a command on this host's PATH."""
+        for d in self.env.get("PATH", "").split(os.pathsep):
+            if d and os.access(os.path.join(d, name), os.X_OK) and not os.path.isdir(os.path.join(d, name)):
+                return os.path.join(d, name)
+        return None

@@ -1,0 +1,71 @@
+"""Probes: the only code that touches the machine. `collect_facts` runs them and never raises.
+
+Independent probes run in parallel threads (each mostly waits on a child process); the library
+and XLA probes start as soon as the target interpreter has told where TensorFlow lives.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime, timezone
+from typing import TypeVar
+
+from tfdoctor import __version__
+from tfdoctor.facts import SCHEMA_VERSION, Facts, ProbeIssue, PythonFacts
+from tfdoctor.host import Host
+
+T = TypeVar("T")
+Issues = list[ProbeIssue]
+
+
+def guarded(name: str, issues: Issues, default: T, func: Callable[[], T]) -> T:
+    """Run a probe; a bug in it becomes a ProbeIssue and the default, never an exception."""
+    try:
+        return func()
+    except Exception as exc:  # noqa: BLE001  (the doctor must survive its own probes)
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        issues.append(ProbeIssue(name, "crash", f"{type(exc).__name__}: {exc} ({where.name}:{where.lineno})"))
+        return default
+
+
+def collect_facts(host: Host) -> Facts:
+    """Probe the machine: driver, CUDA driver API, target interpreter, libraries, XLA, platform."""
+    from tfdoctor.probes.cuda_driver import probe_cuda_driver
+    from tfdoctor.probes.driver import probe_driver
+    from tfdoctor.probes.libraries import probe_libraries
+    from tfdoctor.probes.platform import probe_env, probe_platform
+    from tfdoctor.probes.target import probe_target
+    from tfdoctor.probes.xla import probe_xla
+    from tfdoctor.facts import CudaDriverFacts, DriverFacts, PlatformFacts
+
+    issues: Issues = []
+    with ThreadPoolExecutor(max_workers=6) as pool:
+
+        def submit(name: str, default: T, func: Callable[[], T]) -> Future[T]:
+            return pool.submit(guarded, name, issues, default, func)
+
+        driver = submit("driver", DriverFacts(), lambda: probe_driver(host, issues))
+        cuda = submit("cuda-driver", CudaDriverFacts(), lambda: probe_cuda_driver(host, issues))
+        platform = submit("platform", PlatformFacts(), lambda: probe_platform(host, issues))
+        target = submit("target", (PythonFacts(executable=host.python), None),
+                        lambda: probe_target(host, issues))
+        python, tensorflow = target.result()
+        libraries = submit("libraries", (), lambda: probe_libraries(host, issues, python, tensorflow))
+        xla = submit("xla", None, lambda: probe_xla(host, issues, python, tensorflow))
+        env = guarded("env", issues, {}, lambda: probe_env(host))
+        return Facts(
+            schema_version=SCHEMA_VERSION,
+            tool_version=__version__,
+            collected_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            python=python,
+            platform=platform.result(),
+            env=env,
+            driver=driver.result(),
+            cuda_driver=cuda.result(),
+            tensorflow=tensorflow,
+            libraries=libraries.result(),
+            xla=xla.result(),
+            probe_issues=tuple(issues),
+        )

@@ -1,0 +1,122 @@
+"""The ordered check registry and the runner that contains crashes.
+
+Registration order is display order and also root-cause order: areas are imported from the
+bottom of the stack up (driver, then CUDA, then TensorFlow, then Python packages), so the
+first error that nothing explains is the root cause.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tfdoctor.findings import CheckOutcome, CheckStatus, Finding, Severity
+
+if TYPE_CHECKING:
+    from tfdoctor.facts import Facts
+
+CheckFunc = Callable[["Facts", "CheckConfig"], Iterable[Finding]]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckConfig:
+    """What the user asked for that the facts cannot know (recorded in the report for replay)."""
+
+    expect_gpus: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSpec:
+    """A registered check."""
+
+    id: str
+    title: str
+    area: str
+    func: CheckFunc
+    finding_ids: tuple[str, ...]
+    """Every finding id this check can emit (documented in docs/checks.md)."""
+    consequence_of: tuple[str, ...]
+    """Finding ids which, when present, explain this check's findings (root-cause linking)."""
+    needs: str | None
+    """Fact section that must be present for the check to apply ("tensorflow", "smoke")."""
+
+    @property
+    def doc(self) -> str:
+        return (self.func.__doc__ or "").strip()
+
+
+_REGISTRY: dict[str, CheckSpec] = {}
+
+
+def check(
+    id: str,
+    title: str,
+    area: str,
+    emits: tuple[str, ...],
+    consequence_of: tuple[str, ...] = (),
+    needs: str | None = None,
+) -> Callable[[CheckFunc], CheckFunc]:
+    """Register a check function under a stable kebab-case id."""
+
+    def register(func: CheckFunc) -> CheckFunc:
+        if id in _REGISTRY:
+            raise RuntimeError(f"duplicate check id {id}")
+        _REGISTRY[id] = CheckSpec(id, title, area, func, emits, consequence_of, needs)
+        return func
+
+    return register
+
+
+def all_checks() -> tuple[CheckSpec, ...]:
+    """Every check, in registration order."""
+    import tfdoctor.checks  # noqa: F401  (registers the checks)
+
+    return tuple(_REGISTRY.values())
+
+
+def run_check(spec: CheckSpec, facts: Facts, config: CheckConfig) -> CheckOutcome:
+    """Run one check; an exception becomes a CRASHED outcome with its own finding."""
+    if spec.needs and getattr(facts, spec.needs) is None:
+        return CheckOutcome(spec.id, spec.area, spec.title, CheckStatus.NOT_APPLICABLE)
+    try:
+        findings = tuple(f.with_check(spec.id) for f in spec.func(facts, config))
+    except Exception as exc:  # noqa: BLE001  (a broken rule must not hide the others)
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        crash = Finding(
+            id="check-crashed",
+            severity=Severity.WARNING,
+            message=f"The check {spec.id} crashed, so its area was not judged.",
+            evidence={"exception": f"{type(exc).__name__}: {exc}", "at": f"{where.filename}:{where.lineno}"},
+            hint="Please report this with the saved facts (tfdoctor --save facts.json).",
+            check=spec.id,
+        )
+        return CheckOutcome(spec.id, spec.area, spec.title, CheckStatus.CRASHED, (crash,))
+    return CheckOutcome(spec.id, spec.area, spec.title, _status(findings), findings)
+
+
+def _status(findings: tuple[Finding, ...]) -> CheckStatus:
+    worst = max((f.severity.rank for f in findings), default=-1)
+    if worst >= Severity.ERROR.rank:
+        return CheckStatus.FAILED
+    if worst >= Severity.WARNING.rank:
+        return CheckStatus.WARNED
+    return CheckStatus.PASSED
+
+
+def run_checks(
+    facts: Facts, config: CheckConfig = CheckConfig(), only: Iterable[str] | None = None
+) -> tuple[CheckOutcome, ...]:
+    """Run the registered checks (or the named ones) in order."""
+    wanted = set(only) if only is not None else None
+    return tuple(
+        run_check(spec, facts, config)
+        for spec in all_checks()
+        if wanted is None or spec.id in wanted
+    )
+
+
+def iter_findings(outcomes: Iterable[CheckOutcome]) -> Iterator[Finding]:
+    for outcome in outcomes:
+        yield from outcome.findings

@@ -1,0 +1,78 @@
+"""The plain-text report: verdict first, the root cause named, findings, then check rows."""
+
+from __future__ import annotations
+
+import click
+
+from tfdoctor.findings import CheckStatus, Finding, Severity
+from tfdoctor.report import Report
+
+BADGE = {
+    CheckStatus.PASSED: ("[ok]", "green"), CheckStatus.WARNED: ("[!!]", "yellow"),
+    CheckStatus.FAILED: ("[XX]", "red"), CheckStatus.NOT_APPLICABLE: ("[--]", None),
+    CheckStatus.CRASHED: ("[??]", "magenta"),
+}
+SEVERITY_COLOR = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+
+
+def headline(report: Report) -> str:
+    """One line: the verdict and the root cause."""
+    counts = report.counts()
+    if report.verdict == "healthy":
+        extra = f" ({counts['warning']} warning(s))" if counts["warning"] else ""
+        return f"Verdict: healthy{extra}"
+    if report.verdict == "incomplete":
+        return "Verdict: could not check everything (see probe-failed / check-crashed)"
+    root = report.root_cause
+    cause = f"; root cause: {root.id}" if root else ""
+    return f"Verdict: {counts['error']} problem(s){cause}"
+
+
+def summary_line(report: Report) -> str:
+    f = report.facts
+    tf = f.tensorflow
+    tf_text = f"TensorFlow {tf.version} ({', '.join(d.name for d in tf.distributions)})" if (
+        tf and tf.version) else "TensorFlow not installed"
+    drv = f.driver.driver_version or "no NVIDIA driver"
+    gpus = f"{len(f.driver.gpus)} GPU(s)"
+    return f"{tf_text} | Python {f.python.version or '?'} | driver {drv} | {gpus}"
+
+
+def render_finding(f: Finding, color: bool) -> list[str]:
+    tag = click.style(f"{f.severity.value:<7}", fg=SEVERITY_COLOR[f.severity]) if color else \
+        f"{f.severity.value:<7}"
+    because = f" (because of {f.caused_by})" if f.caused_by else ""
+    lines = [f"{tag} {f.id}{because}", f"        {f.message}"]
+    for key, value in f.evidence.items():
+        lines.append(f"        - {key}: {value}")
+    if f.hint:
+        lines.append(f"        hint: {f.hint}")
+    if f.remediation and f.remediation.commands:
+        root = " (needs root)" if f.remediation.needs_root else ""
+        lines.append(f"        fix [{f.remediation.fix_id}]{root}:")
+        lines.extend(f"          $ {c}" for c in f.remediation.commands)
+    lines.extend(f"        see: {link}" for link in f.links)
+    return lines
+
+
+def render_text(report: Report, *, verbose: bool = False, color: bool = False) -> str:
+    """The whole text report; info findings and passing rows only with verbose."""
+    lines = [headline(report), summary_line(report), ""]
+    shown = [f for f in report.findings if verbose or f.severity is not Severity.INFO]
+    for finding in shown:
+        lines.extend(render_finding(finding, color))
+        lines.append("")
+    hidden = len(report.findings) - len(shown)
+    if hidden:
+        lines.append(f"({hidden} info finding(s) hidden; -v shows them)")
+        lines.append("")
+    lines.append("Checks:")
+    for o in report.outcomes:
+        if not verbose and o.status in (CheckStatus.PASSED, CheckStatus.NOT_APPLICABLE):
+            continue
+        badge, fg = BADGE[o.status]
+        badge = click.style(badge, fg=fg) if (color and fg) else badge
+        lines.append(f"  {badge} {o.check:<24} {o.title}")
+    passed = sum(o.status is CheckStatus.PASSED for o in report.outcomes)
+    lines.append(f"  {passed} of {len(report.outcomes)} checks passed")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,212 @@
+"""Each finding fires on the machine state it describes, and the verdict names the right root cause."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from helpers import change, gpu, healthy, ids, judge, pip_lib
+from tfdoctor.facts import Distribution, ProbeIssue
+from tfdoctor.findings import CheckStatus, Severity
+from tfdoctor.registry import all_checks
+
+H = healthy()
+
+
+def _tf(**kw):
+    return replace(H.tensorflow, **kw)
+
+
+def _lib(name, **kw):
+    return tuple(replace(lib, **kw) if lib.name == name else lib for lib in H.libraries)
+
+
+# finding id -> (facts, expected root cause or None). One machine per finding: the catalogue the
+# contract test below checks against the registry, so a new finding cannot land without a case.
+CASES = {
+    "driver-not-installed": (change(H, driver={"nvml_error": "NVML_ERROR_LIBRARY_NOT_FOUND",
+                                               "driver_version": None, "kernel_module_version": None,
+                                               "gpus": (), "device_nodes": ()},
+                                    cuda_driver={"load_error": "libcuda.so.1: cannot open shared object file",
+                                                 "library": None, "init_result": None}),
+                             "driver-not-installed"),
+    "driver-not-loaded": (change(H, driver={"nvml_error": "NVML_ERROR_DRIVER_NOT_LOADED", "gpus": (),
+                                            "nouveau_loaded": True, "kernel_module_version": None,
+                                            "driver_version": None}),
+                          "driver-not-loaded"),
+    "driver-version-mismatch": (change(H, driver={"nvml_error": "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
+                                                  "gpus": (), "kernel_module_version": "570.86.15"}),
+                                "driver-version-mismatch"),
+    "driver-permission-denied": (change(H, driver={"nvml_error": "NVML_ERROR_NO_PERMISSION", "gpus": ()}),
+                                 "driver-permission-denied"),
+    "nvml-error": (change(H, driver={"nvml_error": "NVML_ERROR_UNKNOWN", "gpus": ()}), "nvml-error"),
+    "no-gpus": (change(H, driver={"gpus": ()}), "no-gpus"),
+    "driver-too-old": (change(H, driver={"driver_version": "470.256.02", "cuda_driver_version": "11.4",
+                                         "kernel_module_version": "470.256.02"}), "driver-too-old"),
+    "driver-minor-version-compat": (change(H, driver={"driver_version": "535.183.01",
+                                                      "kernel_module_version": "535.183.01",
+                                                      "cuda_driver_version": "12.2"}), None),
+    "gpu-too-old-for-tf": (change(H, driver={"gpus": (gpu(0, "Tesla K80", "3.7"),)}), "gpu-too-old-for-tf"),
+    "gpu-ptx-jit-only": (change(H, tensorflow=_tf(compute_capabilities=("sm_60", "sm_70", "compute_80")),
+                                driver={"gpus": (gpu(0, "NVIDIA H100 80GB HBM3", "9.0"),)}), None),
+    "gpu-newer-than-tf": (change(H, tensorflow=_tf(version="2.18.0"),
+                                 driver={"gpus": (gpu(0, "NVIDIA GeForce RTX 5090", "12.0"),)}),
+                          "gpu-newer-than-tf"),
+    "gpu-mig-enabled": (change(H, driver={"gpus": (gpu(0, mig_mode=True),)}), None),
+    "gpu-pcie-degraded": (change(H, driver={"gpus": (gpu(0, pcie_width_current=8),)}), None),
+    "gpu-throttled": (change(H, driver={"gpus": (gpu(0, throttle_reasons=("hw_thermal_slowdown",)),)}),
+                      None),
+    "gpu-ecc-uncorrectable": (change(H, driver={"gpus": (gpu(0, ecc_uncorrected_volatile=3),)}),
+                              "gpu-ecc-uncorrectable"),
+    "gpu-no-tensor-cores": (change(H, env={"TF_ENABLE_AUTO_MIXED_PRECISION": "1"},
+                                   driver={"gpus": (gpu(0, "Tesla P100-PCIE-16GB", "6.0"),)}), None),
+    "libcuda-missing": (change(H, cuda_driver={"library": None, "load_error": "cannot open shared object"}),
+                        "libcuda-missing"),
+    "libcuda-stub": (change(H, cuda_driver={"library": "/usr/local/cuda-12.5/lib64/stubs/libcuda.so.1",
+                                            "is_stub": True, "init_result": "CUDA_ERROR_STUB_LIBRARY"}),
+                     "libcuda-stub"),
+    "libcuda-crashed": (change(H, cuda_driver={"crash": "SIGSEGV"}), "libcuda-crashed"),
+    "libcuda-init-failed": (change(H, cuda_driver={"init_result": "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"}),
+                            "libcuda-init-failed"),
+    "cuda-library-missing": (change(H, libraries=_lib("cusolver", path=None, found_via=None, origin=None,
+                                                      version=None, other_copies=(
+                                                          "/venv/lib/python3.11/site-packages/nvidia/cusolver/lib/libcusolver.so.11",))),
+                             "cuda-library-missing"),
+    "cuda-library-too-old": (change(H, libraries=_lib("cudnn", version="9.1.0")), "cuda-library-too-old"),
+    "cuda-library-shadowed": (change(H, libraries=_lib(
+        "cudnn", path="/usr/lib/x86_64-linux-gnu/libcudnn.so.9", found_via="ld_library_path",
+        origin="system", version="9.3.0",
+        other_copies=("/venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9",))), None),
+    "cuda-library-version-unknown": (change(H, libraries=_lib("cufft", version=None,
+                                                              error="SIGSEGV in cufftGetVersion")), None),
+    "nvidia-wheel-off-pin": (change(H, python={"packages": {**H.python.packages,
+                                                            "nvidia-cudnn-cu12": "9.1.0.70"}}), None),
+    "xla-flags-bad-dir": (change(H, env={"XLA_FLAGS": "--xla_gpu_cuda_data_dir=/nope"},
+                                 xla={"xla_flags_data_dir": "/nope", "xla_flags_data_dir_exists": False}),
+                          "xla-flags-bad-dir"),
+    "xla-ptxas-missing": (change(H, xla={"ptxas": None}), None),
+    "xla-libdevice-missing": (change(H, xla={"libdevice": None}), None),
+    "tf-not-installed": (change(H, tensorflow=None, libraries=(), xla=None), "tf-not-installed"),
+    "tf-multiple-distributions": (change(H, tensorflow=_tf(distributions=(
+        Distribution("tensorflow", "2.21.0"), Distribution("tensorflow-cpu", "2.21.0")))),
+        "tf-multiple-distributions"),
+    "tf-unknown-version": (change(H, tensorflow=_tf(version="2.23.0.dev20261026")), None),
+    "tf-cpu-only-build": (change(H, tensorflow=_tf(is_cuda_build=False, distributions=(
+        Distribution("tensorflow-cpu", "2.21.0"),)), libraries=()), "tf-cpu-only-build"),
+    "tf-windows-native-gpu": (change(H, platform={"system": "Windows"}), "tf-windows-native-gpu"),
+    "tf-python-unsupported": (change(H, python={"version": "3.9.18"}), "tf-python-unsupported"),
+    "cpu-missing-instructions": (change(H, platform={"cpu_flags": ("sse4_2",)}), "cpu-missing-instructions"),
+    "glibc-too-old": (change(H, platform={"glibc": "2.17"}), "glibc-too-old"),
+    "python-unusable": (change(H, python={"error": "No such file or directory"}, tensorflow=None),
+                        "python-unusable"),
+    "package-out-of-range": (change(H, tensorflow=_tf(version="2.15.0", requirements={"numpy": "<2.0.0,>=1.23.5"}),
+                                    python={"packages": {**H.python.packages, "numpy": "2.1.3"}}),
+                             "package-out-of-range"),
+    "keras-2-with-tf216": (change(H, python={"packages": {**H.python.packages, "keras": "2.15.0"}}),
+                           "keras-2-with-tf216"),
+    "tf-keras-missing": (change(H, env={"TF_USE_LEGACY_KERAS": "1"}), "tf-keras-missing"),
+    "tf-keras-mismatch": (change(H, python={"packages": {**H.python.packages, "tf-keras": "2.15.1"}}), None),
+    "cuda-visible-devices-hides-all": (change(H, env={"CUDA_VISIBLE_DEVICES": "-1"}),
+                                       "cuda-visible-devices-hides-all"),
+    "cuda-visible-devices-hides-some": (change(H, env={"CUDA_VISIBLE_DEVICES": "0,1"}), None),
+    "cuda-visible-devices-malformed": (change(H, env={"CUDA_VISIBLE_DEVICES": "0,gpu1"}),
+                                       "cuda-visible-devices-malformed"),
+    "probe-failed": (replace(H, probe_issues=(ProbeIssue("driver", "timeout", "timed out after 10 s"),)),
+                     None),
+    "gpus-fewer-than-expected": (change(H, env={"CUDA_VISIBLE_DEVICES": "0,1"}), None),
+}
+EXPECT = {"gpus-fewer-than-expected": 8}
+
+
+def test_healthy_machine_has_no_problem():
+    """The baseline every case changes must itself be clean, or every case proves nothing."""
+    report = judge(H, expect_gpus=8)
+    assert report.verdict == "healthy"
+    assert [f for f in report.findings if f.severity is not Severity.INFO] == []
+    assert all(o.status in (CheckStatus.PASSED, CheckStatus.NOT_APPLICABLE) for o in report.outcomes)
+
+
+@pytest.mark.parametrize("finding_id", sorted(CASES))
+def test_finding_fires(finding_id):
+    """Every finding fires on its machine, with evidence, and leads when it is the root cause."""
+    facts, root = CASES[finding_id]
+    report = judge(facts, expect_gpus=EXPECT.get(finding_id))
+    found = [f for f in report.findings if f.id == finding_id]
+    assert found, f"{finding_id} did not fire; got {ids(report)}"
+    assert found[0].message and found[0].evidence
+    if root is not None:
+        assert report.root_cause is not None and report.root_cause.id == root, ids(report)
+
+
+def test_every_finding_has_a_case():
+    """A finding without a machine where it fires is an untested rule."""
+    emitted = {fid for spec in all_checks() if spec.area != "smoke" for fid in spec.finding_ids}
+    assert emitted - set(CASES) == set()
+
+
+def test_consequences_point_at_root_cause():
+    """With no driver, missing GPUs are a consequence, not a second root cause."""
+    facts, _ = CASES["driver-not-installed"]
+    report = judge(facts, expect_gpus=8)
+    fewer = next(f for f in report.findings if f.id == "gpus-fewer-than-expected")
+    assert fewer.caused_by == "driver-not-installed"
+    assert report.findings[0].id == "driver-not-installed"
+
+
+def test_minor_version_compat_is_no_false_alarm():
+    """Driver 535 (CUDA 12.2) runs TF's CUDA 12.5 runtime: minor-version compatibility, not an error."""
+    facts, _ = CASES["driver-minor-version-compat"]
+    report = judge(facts)
+    assert report.verdict == "healthy"
+    assert "driver-too-old" not in ids(report)
+
+
+def test_cpu_only_tf_without_gpu_is_not_an_error():
+    """tensorflow-cpu on a machine with no NVIDIA hardware is a fine CPU setup."""
+    facts = change(H, tensorflow=_tf(is_cuda_build=False, distributions=(
+        Distribution("tensorflow-cpu", "2.21.0"),)), libraries=(), xla=None,
+        driver={"nvml_error": "NVML_ERROR_LIBRARY_NOT_FOUND", "gpus": (), "device_nodes": (),
+                "driver_version": None, "kernel_module_version": None},
+        cuda_driver={"load_error": "not found", "library": None, "init_result": None})
+    assert judge(facts).verdict == "healthy"
+
+
+def test_crashing_check_becomes_a_row(monkeypatch):
+    """A broken rule is contained: a CRASHED row, a check-crashed finding, the others still run."""
+    spec = next(s for s in all_checks() if s.id == "gpu-health")
+
+    def boom(facts, config):
+        raise ZeroDivisionError("bad rule")
+
+    from tfdoctor import registry
+
+    monkeypatch.setitem(registry._REGISTRY, spec.id, replace(spec, func=boom))
+    report = judge(H)
+    row = next(o for o in report.outcomes if o.check == "gpu-health")
+    assert row.status is CheckStatus.CRASHED
+    assert row.findings[0].id == "check-crashed"
+    assert "ZeroDivisionError" in row.findings[0].evidence["exception"]
+    assert report.incomplete and report.verdict == "incomplete"
+    assert len(report.outcomes) == len(all_checks())
+
+
+def test_unknown_tf_gives_info_not_verdict():
+    """A TF newer than the tables is an info finding, never a wrong error."""
+    facts, _ = CASES["tf-unknown-version"]
+    report = judge(facts)
+    assert report.verdict == "healthy"
+    assert next(f for f in report.findings if f.id == "tf-unknown-version").severity is Severity.INFO
+
+
+def test_pip_commands_use_target_interpreter():
+    """Fix commands name the target interpreter, quoted, never a bare pip."""
+    facts = change(H, python={"executable": "/home/u/my env/bin/python"},
+                   libraries=_lib("cudnn", version="9.1.0"))
+    finding = next(f for f in judge(facts).findings if f.id == "cuda-library-too-old")
+    assert finding.remediation.commands[0].startswith("'/home/u/my env/bin/python' -m pip install")
+
+
+def test_pip_lib_helper_matches_layout():
+    """The helper's pip paths follow the real wheel layout (nvidia/<pkg>/lib)."""
+    assert pip_lib("cudart", "libcudart.so.12").path.endswith("nvidia/cuda_runtime/lib/libcudart.so.12")

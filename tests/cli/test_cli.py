@@ -1,0 +1,165 @@
+"""The CLI through its entry point: exit codes, stdout as data, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from helpers import change, healthy
+from tfdoctor.cli import cli
+from tfdoctor.exit_codes import ExitCode
+from tfdoctor.facts import Facts
+
+SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "report.schema.json").read_text())
+
+
+def save(tmp_path: Path, facts: Facts, name: str = "facts.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(facts.to_dict()))
+    return path
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_facts_round_trip():
+    """to_dict/from_dict is the replay format: it must lose nothing."""
+    facts = healthy()
+    again = Facts.from_dict(json.loads(json.dumps(facts.to_dict())))
+    assert again == facts
+
+
+def test_replay_healthy_json_matches_schema(tmp_path):
+    """--json writes exactly one document that validates against the published schema."""
+    result = invoke("replay", str(save(tmp_path, healthy())), "--json")
+    assert result.exit_code == ExitCode.OK, result.output
+    doc = json.loads(result.stdout)
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["verdict"]["status"] == "healthy"
+    assert doc["verdict"]["exit_code"] == 0
+
+
+def test_replay_problem_exit_code_and_root_cause(tmp_path):
+    """A broken machine exits 1 and names the root cause first, in JSON and in text."""
+    facts = change(healthy(), env={"CUDA_VISIBLE_DEVICES": ""})
+    path = save(tmp_path, facts)
+    result = invoke("replay", str(path), "--json", "--expect-gpus", "8")
+    assert result.exit_code == ExitCode.PROBLEMS
+    doc = json.loads(result.stdout)
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["verdict"]["root_cause"] == "cuda-visible-devices-hides-all"
+    assert doc["findings"][0]["id"] == "cuda-visible-devices-hides-all"
+    text = invoke("replay", str(path), "--expect-gpus", "8")
+    assert text.exit_code == ExitCode.PROBLEMS
+    assert text.stdout.startswith("Verdict: 2 problem(s); root cause: cuda-visible-devices-hides-all")
+    assert "$ unset CUDA_VISIBLE_DEVICES" in text.stdout
+
+
+def test_replay_of_json_report_gives_same_findings(tmp_path):
+    """A --json report is itself replayable, with the same findings and config."""
+    facts = change(healthy(), env={"CUDA_VISIBLE_DEVICES": "0,1"})
+    first = json.loads(invoke("replay", str(save(tmp_path, facts)), "--json", "--expect-gpus", "8").stdout)
+    report_file = tmp_path / "report.json"
+    report_file.write_text(json.dumps(first))
+    second = json.loads(invoke("replay", str(report_file), "--json").stdout)
+    assert [f["id"] for f in second["findings"]] == [f["id"] for f in first["findings"]]
+    assert second["config"]["expect_gpus"] == 8
+
+
+def test_fail_on_warning(tmp_path):
+    """--fail-on warning turns a warning-only machine into exit code 1."""
+    facts = change(healthy(), xla={"ptxas": None})
+    path = str(save(tmp_path, facts))
+    assert invoke("replay", path).exit_code == ExitCode.OK
+    assert invoke("replay", path, "--fail-on", "warning").exit_code == ExitCode.PROBLEMS
+
+
+def test_incomplete_exit_code(tmp_path):
+    """A probe that timed out, and nothing failed: exit 3, 'could not check', not healthy."""
+    from dataclasses import replace
+
+    from tfdoctor.facts import ProbeIssue
+
+    facts = replace(healthy(), probe_issues=(ProbeIssue("driver", "timeout", "timed out"),))
+    result = invoke("replay", str(save(tmp_path, facts)), "--json")
+    assert result.exit_code == ExitCode.INCOMPLETE
+    assert json.loads(result.stdout)["verdict"]["status"] == "incomplete"
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "is not a JSON document"),
+    ("[1, 2]", "is not a tfdoctor facts or report file"),
+    ('{"hello": 1}', "is not a tfdoctor facts or report file"),
+    ('{"schema_version": "9", "python": {}}', "has schema version 9; this tfdoctor reads version 1 (upgrade"),
+    ('{"schema_version": "1", "python": {"executable": 3}, "tool_version": "x", "collected_at": "y"}',
+     "is damaged: facts.python.executable"),
+])
+def test_bad_input_files(tmp_path, content, message):
+    """Corrupt, foreign or newer files: one line on stderr, exit 2, no traceback."""
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    result = invoke("replay", str(path))
+    assert result.exit_code == ExitCode.USAGE
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_missing_file_and_bad_flag(tmp_path):
+    """A missing file and an unknown option value are usage errors (exit 2)."""
+    result = invoke("replay", str(tmp_path / "nope.json"))
+    assert result.exit_code == ExitCode.USAGE and "cannot read" in result.stderr
+    assert invoke("replay", "x", "--fail-on", "loud").exit_code == ExitCode.USAGE
+
+
+def test_missing_python_interpreter():
+    """--python pointing nowhere is a one-line usage error, before any probing."""
+    result = invoke("--python", "/no/such/python", "--quick")
+    assert result.exit_code == ExitCode.USAGE
+    assert "no such interpreter" in result.stderr
+
+
+def test_checks_and_explain():
+    """`checks` lists every check; `explain` knows checks and findings, and rejects unknown ids."""
+    listing = invoke("checks", "--json")
+    assert listing.exit_code == 0
+    checks = json.loads(listing.stdout)
+    assert {"driver-present", "cuda-libraries", "cuda-visible-devices"} <= {c["id"] for c in checks}
+    assert "minor-version compatibility" in invoke("explain", "driver-too-old").stdout
+    bad = invoke("explain", "no-such-thing")
+    assert bad.exit_code == ExitCode.USAGE and "no check or finding" in bad.stderr
+
+
+def test_every_command_has_help():
+    """--help renders for every command (and does not probe anything)."""
+    assert invoke("--help").exit_code == 0
+    for name in cli.commands:
+        result = invoke(name, "--help")
+        assert result.exit_code == 0 and result.stdout.strip()
+
+
+def test_import_hygiene():
+    """Importing the CLI pulls in no tensorflow, textual or pynvml: --help and --quick stay fast."""
+    code = ("import sys, tfdoctor.cli, tfdoctor.report, tfdoctor.probes; "
+            "print([m for m in ('tensorflow','textual','pynvml') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_entry_point_exit_code(tmp_path):
+    """The installed console script exits with the documented code (not click's default 1)."""
+    facts = change(healthy(), env={"CUDA_VISIBLE_DEVICES": "-1"})
+    path = save(tmp_path, facts)
+    exe = Path(sys.executable).parent / "tfdoctor"
+    proc = subprocess.run([str(exe), "replay", str(path), "--json"], capture_output=True, text=True,
+                          env={**os.environ, "NO_COLOR": "1"})
+    assert proc.returncode == ExitCode.PROBLEMS
+    assert json.loads(proc.stdout)["verdict"]["status"] == "problems"
