@@ -31,12 +31,15 @@ def tf_installed(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     if facts.python.error:
         return
     if tf is None or not tf.distributions:
+        gpu = bool(facts.driver.gpus or facts.driver.device_nodes)
+        dist = "tensorflow[and-cuda]" if gpu else "tensorflow-cpu"
         yield Finding("tf-not-installed", Severity.ERROR,
                       f"TensorFlow is not installed in {facts.python.executable}.",
                       {"python.executable": facts.python.executable},
-                      hint="Install it, with its CUDA libraries from pip on a GPU machine.",
+                      hint="Install it: with its CUDA libraries from pip on a GPU machine, the CPU "
+                      "build otherwise.",
                       remediation=Remediation("install-tf-and-cuda", (
-                          pip_install(facts, f"tensorflow[and-cuda]=={compat.newest_tf()}.*"),)),
+                          pip_install(facts, f"{dist}=={compat.newest_tf()}.*"),)),
                       links=(TF_INSTALL,))
         return
     names = [d.name for d in tf.distributions]

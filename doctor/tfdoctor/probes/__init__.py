@@ -30,7 +30,11 @@ def guarded(name: str, issues: Issues, default: T, func: Callable[[], T]) -> T:
         return default
 
 
-def collect_facts(host: Host) -> Facts:
+Progress = Callable[[str], None]
+"""Called with a probe's name when it finishes (the TUI streams areas in as they land)."""
+
+
+def collect_facts(host: Host, progress: Progress | None = None) -> Facts:
     """Probe the machine: driver, CUDA driver API, target interpreter, libraries, XLA, platform."""
     from tfdoctor.probes.cuda_driver import probe_cuda_driver
     from tfdoctor.probes.driver import probe_driver
@@ -44,7 +48,10 @@ def collect_facts(host: Host) -> Facts:
     with ThreadPoolExecutor(max_workers=6) as pool:
 
         def submit(name: str, default: T, func: Callable[[], T]) -> Future[T]:
-            return pool.submit(guarded, name, issues, default, func)
+            future = pool.submit(guarded, name, issues, default, func)
+            if progress is not None:
+                future.add_done_callback(lambda _f: progress(name))
+            return future
 
         driver = submit("driver", DriverFacts(), lambda: probe_driver(host, issues))
         cuda = submit("cuda-driver", CudaDriverFacts(), lambda: probe_cuda_driver(host, issues))

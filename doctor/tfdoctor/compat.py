@@ -1,0 +1,332 @@
+"""Compatibility knowledge from `compat_tables/*.toml`, loaded once into typed, frozen records.
+
+Checks call these lookups and never read the tables themselves. Every lookup answers None
+(or "none"/False where the API says so) for a version the tables do not know, so a check can
+report "unknown to this table" instead of a wrong verdict. Records carry `verified`, `source`
+and `checked` so findings can cite them and soften verdicts built on unconfirmed rows.
+The dict fields of cached records are shared: treat them as read-only.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from tfdoctor.resources import data_dir
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+TABLES = ("tensorflow", "cuda_driver", "cudnn", "gpus")
+
+
+@dataclass(frozen=True, slots=True)
+class TfRelease:
+    """One TensorFlow minor release: tested build configuration, wheel contents, pins."""
+
+    version: str
+    python_min: str
+    python_max: str | None
+    cuda: str
+    cudnn: str
+    cuda_build: str | None
+    """Exact CUDA of the wheel's build (cuda_config.h), e.g. "12.5.1", where inspected."""
+    cudnn_compiled: str | None
+    """cuDNN headers the wheel was built with; runtime needs the same major, minor >= this."""
+    compute_capabilities: tuple[str, ...] | None
+    glibc_min: str | None
+    windows_gpu: bool | None
+    and_cuda: dict[str, str]
+    requires: dict[str, str]
+    tf_keras: str | None
+    """Specifier of the tf-keras that matches this release (Keras 2 via TF_USE_LEGACY_KERAS=1)."""
+    sonames: dict[str, str]
+    """Short name (cudart, cublasLt, cudnn, ...) -> soname TF dlopens; empty when unknown."""
+    runpath_nvidia: tuple[str, ...] | None
+    """`nvidia/<pkg>/lib` dirs in libtensorflow_framework.so.2's RUNPATH; None = not inspected."""
+    prerelease: bool
+    """Only a pre-release wheel exists (e.g. 2.22.0rc0): never recommended for install."""
+    verified: bool
+    unverified: tuple[str, ...]
+    """Names of the fields the research could not confirm (see `reason`)."""
+    reason: str | None
+    source: str
+    checked: str
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DriverRequirement:
+    """Minimum NVIDIA driver for one CUDA runtime version on one platform."""
+
+    cuda: str
+    full: str | None
+    """Driver the exact toolkit release shipped with (also what PTX from that toolkit needs)."""
+    minor_compat: str | None
+    """Family floor under CUDA minor-version compatibility (11.x and later); None before 11."""
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class CudnnRelease:
+    """What a cuDNN release supports: CUDA majors, compute capabilities, driver floors."""
+
+    version: str
+    cuda_majors: tuple[int, ...]
+    min_cc: str
+    max_cc: str | None
+    """Newest compute capability listed; None = "and later"."""
+    driver_floor: dict[int, str]
+    """CUDA major of the cuDNN build -> minimum Linux driver."""
+    verified: bool
+    """False also when the version asked for lies past the releases this row's source covers."""
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class GpuModel:
+    """A GPU model with its spec peaks (dense tensor TFLOPS, FP32-accumulate for GeForce)."""
+
+    key: str
+    name: str
+    compute_capability: str
+    architecture: str | None
+    memory_gb: float
+    bandwidth_gbs: float
+    fp32_tflops: float
+    fp16_tensor_tflops: float | None
+    bf16_tensor_tflops: float | None
+    tensor_cores: bool
+    verified: bool
+    source: str
+
+
+@cache
+def _table(name: str) -> dict[str, Any]:
+    with (data_dir("compat_tables") / f"{name}.toml").open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def _minor(version: str) -> str | None:
+    try:
+        release = Version(version).release
+    except InvalidVersion:
+        return None
+    return f"{release[0]}.{release[1] if len(release) > 1 else 0}"
+
+
+def _driver_key(driver: str) -> tuple[int, ...]:
+    """NVIDIA driver versions compare numerically per component: 580.65.06 > 580.9."""
+    return tuple(int(part) for part in re.findall(r"\d+", driver))
+
+
+def _cc_key(cc: str) -> tuple[int, int]:
+    major, _, minor = cc.partition(".")
+    return int(major), int(minor or 0)
+
+
+_TF_OPTIONAL = ("python_max", "cuda_build", "cudnn_compiled", "glibc_min", "windows_gpu")
+_TF_OPTIONAL += ("tf_keras", "reason", "note")
+
+
+@cache
+def _tf_releases() -> dict[str, TfRelease]:
+    releases = {}
+    for row in _table("tensorflow")["release"]:
+        caps, runpath = row.get("compute_capabilities"), row.get("runpath_nvidia")
+        releases[row["version"]] = TfRelease(
+            **{key: row[key] for key in ("version", "python_min", "cuda", "cudnn")},
+            **{key: row.get(key) for key in _TF_OPTIONAL},
+            compute_capabilities=tuple(caps) if caps is not None else None,
+            and_cuda=dict(row.get("and_cuda", {})),
+            requires=dict(row.get("requires", {})),
+            sonames=dict(row.get("sonames", {})),
+            runpath_nvidia=tuple(runpath) if runpath is not None else None,
+            prerelease=Version(row.get("wheel_version", row["version"])).is_prerelease,
+            verified=row["verified"],
+            unverified=tuple(row.get("unverified", ())),
+            source=row["source"],
+            checked=row["checked"],
+        )
+    return releases
+
+
+def tf_release(version: str) -> TfRelease | None:
+    """The row for the major.minor of any TF version string ("2.22.0rc0" -> "2.22"), or None."""
+    minor = _minor(version)
+    return _tf_releases().get(minor) if minor else None
+
+
+def known_tf_versions() -> tuple[str, ...]:
+    """Every TF minor release the table knows, oldest first."""
+    return tuple(sorted(_tf_releases(), key=Version))
+
+
+def newest_tf() -> str:
+    """The newest TF minor release with a final wheel: what a fix may install."""
+    releases = _tf_releases()
+    return [v for v in known_tf_versions() if not releases[v].prerelease][-1]
+
+
+def min_driver(cuda: str, platform: str = "linux") -> DriverRequirement | None:
+    """Minimum drivers for a CUDA runtime ("12.5", "12.5.1") on "linux" or "windows".
+
+    `full` is the newest toolkit row of that major.minor at or below the version given (the GA
+    row for a bare "12.5"); `minor_compat` is the family floor (CUDA Table 2). None when the
+    tables know neither.
+    """
+    try:
+        wanted = Version(cuda)
+    except InvalidVersion:
+        return None
+    table = _table("cuda_driver")
+    family = next((f for f in table["family"] if f["major"] == wanted.major), None)
+    same_minor = [
+        t for t in table["toolkit"] if Version(t["version"]).release[:2] == wanted.release[:2]
+    ]
+    at_or_below = [t for t in same_minor if Version(t["version"]) <= wanted]
+    row = max(at_or_below or same_minor[:1], key=lambda t: Version(t["version"]), default=None)
+    full = row.get(platform) if row else None
+    floor = family.get(platform) if family else None
+    if full is None and floor is None:
+        return None
+    source = row["source"] if row and full else family["source"] if family else ""
+    return DriverRequirement(cuda=cuda, full=full, minor_compat=floor, source=source)
+
+
+def driver_cuda_ok(driver_version: str, cuda: str, platform: str = "linux") -> bool | None:
+    """Whether a driver can run a CUDA runtime, counting minor-version compatibility.
+
+    From CUDA 11 a driver at or above the family floor runs any runtime of that major (CUDA
+    compatibility guide), except PTX built by a newer toolkit: compare against `full` for that.
+    Before 11 the toolkit's own driver is required. None when the tables cannot tell.
+    """
+    requirement = min_driver(cuda, platform)
+    if requirement is None or not _driver_key(driver_version):
+        return None
+    # Either floor suffices: CUDA 11.0 shipped with drivers below the later 11.x family floor.
+    floors = [_driver_key(d) for d in (requirement.minor_compat, requirement.full) if d]
+    return _driver_key(driver_version) >= min(floors)
+
+
+@cache
+def _cudnn_rows() -> tuple[dict[str, Any], ...]:
+    return tuple(sorted(_table("cudnn")["release"], key=lambda r: Version(r["version"])))
+
+
+def cudnn_release(version: str) -> CudnnRelease | None:
+    """The support-matrix row at or below a cuDNN version ("9.3.0"), or None if older than all."""
+    try:
+        wanted = Version(version)
+    except InvalidVersion:
+        return None
+    rows = [r for r in _cudnn_rows() if Version(r["version"]) <= wanted]
+    if not rows:
+        return None
+    row = rows[-1]
+    covered = wanted.release[:3] <= Version(row["last"]).release[:3]
+    cuda = row["cuda"]
+    return CudnnRelease(
+        version=row["version"],
+        cuda_majors=tuple(sorted((int(m) for m in cuda), reverse=True)),
+        min_cc=row["min_cc"],
+        max_cc=row.get("max_cc"),
+        driver_floor={int(m): build["linux"] for m, build in cuda.items()},
+        verified=row.get("verified", True) and covered,
+        source=row["source"],
+    )
+
+
+@cache
+def _cc_rows() -> dict[tuple[int, int], dict[str, Any]]:
+    return {_cc_key(r["compute_capability"]): r for r in _table("gpus")["cc"]}
+
+
+def _cc_row(cc: str) -> dict[str, Any] | None:
+    try:
+        return _cc_rows().get(_cc_key(cc))
+    except ValueError:
+        return None
+
+
+def architecture(cc: str) -> str | None:
+    """Architecture name of a compute capability ("8.9" -> "Ada Lovelace"), None if unknown."""
+    row = _cc_row(cc)
+    return row["architecture"] if row else None
+
+
+def has_tensor_cores(cc: str) -> bool:
+    """Whether GPUs of this compute capability have tensor cores (Volta 7.0 and later)."""
+    row = _cc_row(cc)
+    return bool(row and row["tensor_cores"])
+
+
+@cache
+def _gpu_models() -> tuple[tuple[tuple[re.Pattern[str], ...], GpuModel], ...]:
+    models = []
+    for row in _table("gpus")["gpu"]:
+        cc = row["compute_capability"]
+        model = GpuModel(
+            key=row["key"],
+            name=row["name"],
+            compute_capability=cc,
+            architecture=architecture(cc),
+            memory_gb=float(row["memory_gb"]),
+            bandwidth_gbs=float(row["bandwidth_gbs"]),
+            fp32_tflops=float(row["fp32_tflops"]),
+            fp16_tensor_tflops=row.get("fp16_tensor_tflops"),
+            bf16_tensor_tflops=row.get("bf16_tensor_tflops"),
+            tensor_cores=has_tensor_cores(cc),
+            verified=row["verified"],
+            source=row["source"],
+        )
+        patterns = tuple(re.compile(p, re.IGNORECASE) for p in row["patterns"])
+        models.append((patterns, model))
+    return tuple(models)
+
+
+def gpu_model(nvml_name: str) -> GpuModel | None:
+    """The model whose patterns match an NVML device name, or None (never a guess between two)."""
+    hits = [m for patterns, m in _gpu_models() if any(p.search(nvml_name) for p in patterns)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _target(target: str) -> tuple[str, int, int] | None:
+    """ "sm_89" -> ("sm", 8, 9); "compute_90" -> ("compute", 9, 0); "sm_100a" -> ("sm", 10, 0)."""
+    match = re.fullmatch(r"(sm|compute)_(\d+)(\d)[a-z]?", target.strip())
+    return (match[1], int(match[2]), int(match[3])) if match else None
+
+
+def has_kernels_for(compute_capabilities: tuple[str, ...], cc: str) -> str:
+    """ "sass", "ptx" or "none": what a wheel built for these targets can run on a device `cc`.
+
+    "sass": a target of the same major with minor <= the device's — TF's GetValidDeviceIds
+    rule, which counts compute_XY too (TF's .bazelrc: compute_XY embeds PTX in addition to
+    SASS). "ptx": no such target, but PTX (compute_XY) no newer than the device, which the
+    driver JIT-compiles on first use. "none": neither; kernels fail ("device kernel image is
+    invalid").
+    """
+    device = _cc_key(cc)
+    targets = [t for t in map(_target, compute_capabilities) if t]
+    if any(major == device[0] and minor <= device[1] for _, major, minor in targets):
+        return "sass"
+    if any(kind == "compute" and (major, minor) <= device for kind, major, minor in targets):
+        return "ptx"
+    return "none"
+
+
+def tables_checked() -> str:
+    """The newest `checked` date over every row of every table (shown in reports)."""
+    dates = []
+    for name in TABLES:
+        for rows in _table(name).values():
+            if isinstance(rows, list):
+                dates += [r[k] for r in rows for k in ("checked", "metadata_checked") if k in r]
+    return max(dates)
