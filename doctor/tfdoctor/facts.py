@@ -137,6 +137,10 @@ class LibraryFacts:
     """Set when asking the library crashed or failed, e.g. "SIGSEGV in cudnnGetVersion"."""
     other_copies: tuple[str, ...] = ()
     """Other files with the same soname later in the search order (shadowed by `path`)."""
+    other_versions: tuple[str, ...] = ()
+    """Files of the same library with another major, e.g. libcudnn.so.8 when TF needs .so.9."""
+    search_path: tuple[str, ...] = ()
+    """Directories searched in loader order (RPATH, LD_LIBRARY_PATH, RUNPATH, default dirs)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +219,8 @@ class XlaFacts:
     xla_flags_data_dir_exists: bool | None = None
     ptxas: str | None = None
     ptxas_version: str | None = None
+    ptxas_found_via: str | None = None
+    """xla_flags (--xla_gpu_cuda_data_dir), path ($PATH), or cuda_root (a candidate CUDA root)."""
     libdevice: str | None = None
     searched: tuple[str, ...] = ()
 

@@ -191,6 +191,14 @@ def test_crashing_check_becomes_a_row(monkeypatch):
     assert len(report.outcomes) == len(all_checks())
 
 
+def test_windows_shim_is_not_a_conflict():
+    """`tensorflow` on Windows 2.12-2.19 requires tensorflow-intel: two dists, one TensorFlow."""
+    facts = change(H, tensorflow=_tf(
+        distributions=(Distribution("tensorflow", "2.19.0"), Distribution("tensorflow-intel", "2.19.0")),
+        requirements={**H.tensorflow.requirements, "tensorflow-intel": "==2.19.0"}))
+    assert "tf-multiple-distributions" not in ids(judge(facts))
+
+
 def test_unknown_tf_gives_info_not_verdict():
     """A TF newer than the tables is an info finding, never a wrong error."""
     facts, _ = CASES["tf-unknown-version"]

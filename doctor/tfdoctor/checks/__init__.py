@@ -7,4 +7,5 @@ from tfdoctor.checks import (  # noqa: F401
     tensorflow,
     packages,
     environment,
+    smoke,
 )

@@ -10,6 +10,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from tfdoctor.checks.common import TF_INSTALL, pip_install, version
 from tfdoctor.checks.driver import wants_gpu
+from tfdoctor.checks.usable import REQUIRED_LIBS
 from tfdoctor.facts import Facts, LibraryFacts
 from tfdoctor.findings import Finding, Remediation, Severity
 from tfdoctor.registry import CheckConfig, check
@@ -92,14 +93,18 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     for lib in facts.libraries:
         ev = _lib_ev(lib)
         if lib.path is None:
+            # Only the libraries TryDlopenCUDALibraries needs make TF skip every GPU; the others
+            # (curand, cupti, nccl, nvshmem, nvjitlink) fail later, in the ops that use them.
+            required = lib.name in REQUIRED_LIBS
+            effect = ("so it will skip every GPU (\"Cannot dlopen some GPU libraries\")" if required
+                      else "so the operations that need it fail when first used")
             pip_copy = [p for p in lib.other_copies if "/nvidia/" in p]
             hint = ("A pip copy exists but TensorFlow's RUNPATH does not reach it: add its directory "
                     "to LD_LIBRARY_PATH (tfdoctor fix writes an activation hook)." if pip_copy else
                     "Install TensorFlow's CUDA libraries from pip: tensorflow[and-cuda].")
             yield Finding(
-                "cuda-library-missing", Severity.ERROR,
-                f"TensorFlow cannot load {lib.soname}, so it will skip every GPU "
-                "(\"Cannot dlopen some GPU libraries\").", ev, hint=hint,
+                "cuda-library-missing", Severity.ERROR if required else Severity.WARNING,
+                f"TensorFlow cannot load {lib.soname}, {effect}.", ev, hint=hint,
                 remediation=Remediation("activation-hook-ld-library-path", (
                     f"export LD_LIBRARY_PATH={shlex.quote(os.path.dirname(pip_copy[0]))}"
                     ":$LD_LIBRARY_PATH",)) if pip_copy else Remediation(

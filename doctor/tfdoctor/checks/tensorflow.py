@@ -42,7 +42,9 @@ def tf_installed(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                           pip_install(facts, f"{dist}=={compat.newest_tf()}.*"),)),
                       links=(TF_INSTALL,))
         return
-    names = [d.name for d in tf.distributions]
+    # On Windows (2.12-2.19) and aarch64, `tensorflow` is a shim that requires tensorflow-intel
+    # or tensorflow-cpu-aws: a distribution that TF itself requires is not a conflict.
+    names = [d.name for d in tf.distributions if d.name not in tf.requirements]
     if len(names) > 1:
         extra = [n for n in names if n != "tensorflow"] if "tensorflow" in names else names[1:]
         yield Finding(

@@ -1,0 +1,236 @@
+"""NVML probe child: loads libnvidia-ml.so.1 through nvidia-ml-py's own loader; prints one JSON.
+
+Run as `python -I _nvml_child.py` by tfdoctor.probes.driver, so a library that crashes or hangs
+takes down only this process. Imports nothing from tfdoctor. Before each NVML call it writes
+"@step <symbol>" to stderr, so the parent can say which call crashed.
+
+Each call is wrapped on its own: NVML_ERROR_NOT_SUPPORTED and a symbol missing from an older
+driver (NVMLError_FunctionNotFound) give null; any other error is reported by its NVML_ERROR_*
+name under "errors".
+"""
+
+import json
+import sys
+
+CHILD_PROTOCOL = 1
+
+
+def step(name):
+    sys.stderr.write(f"@step {name}\n")
+    sys.stderr.flush()
+
+
+def loaded_library(fragment):
+    """Path of the mapped file whose name starts with `fragment` (the library dlopen chose)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            for line in maps:
+                parts = line.split(None, 5)
+                if len(parts) == 6 and parts[5].rsplit("/", 1)[-1].startswith(fragment):
+                    return parts[5].strip()
+    except OSError:
+        pass
+    return None
+
+
+class Collector:
+    """Calls NVML functions one by one, sorting failures into None or a named error."""
+
+    def __init__(self, pynvml):
+        self.nvml = pynvml
+        self.names = {getattr(pynvml, n): n for n in dir(pynvml) if n.startswith("NVML_ERROR_")}
+        self.quiet = (pynvml.NVMLError_NotSupported, pynvml.NVMLError_FunctionNotFound)
+
+    def error_name(self, exc):
+        return self.names.get(exc.value, f"NVML_ERROR_{exc.value}")
+
+    def call(self, errors, field, symbol, func, *args, fallback=None):
+        """func(*args); on a missing symbol try `fallback` (symbol, func) from an older API."""
+        step(symbol)
+        try:
+            return func(*args)
+        except self.nvml.NVMLError_FunctionNotFound:
+            if fallback:
+                return self.call(errors, field, fallback[0], fallback[1], *args)
+            return None
+        except self.quiet:
+            return None
+        except self.nvml.NVMLError as exc:
+            errors[field] = self.error_name(exc)
+            return None
+
+
+def memory_total(handle, nvml):
+    # The versioned struct (nvmlMemory_v2, driver >= 510) first; the plain call has the same total.
+    try:
+        return nvml.nvmlDeviceGetMemoryInfo(handle, version=nvml.nvmlMemory_v2).total
+    except nvml.NVMLError_FunctionNotFound:
+        return nvml.nvmlDeviceGetMemoryInfo(handle).total
+
+
+REASONS = (
+    # nvmlClocksEventReason* bits (nvml.h); gpu_idle is the normal state of an idle GPU: left out.
+    ("applications_clocks_setting", 0x2),
+    ("sw_power_cap", 0x4),
+    ("hw_slowdown", 0x8),
+    ("sync_boost", 0x10),
+    ("sw_thermal_slowdown", 0x20),
+    ("hw_thermal_slowdown", 0x40),
+    ("hw_power_brake_slowdown", 0x80),
+    ("display_clock_setting", 0x100),
+)
+
+
+def reason_names(mask):
+    return None if mask is None else [name for name, bit in REASONS if mask & bit]
+
+
+def gpu(c, index):
+    """Everything the probe wants about GPU `index`; never raises NVMLError."""
+    nvml = c.nvml
+    errors = {}
+    out = {"index": index, "errors": errors}
+    handle = c.call(
+        errors, "handle", "nvmlDeviceGetHandleByIndex_v2", nvml.nvmlDeviceGetHandleByIndex, index
+    )
+    if handle is None:
+        return out
+
+    def get(field, symbol, func, *args, **kw):
+        return c.call(errors, field, symbol, func, handle, *args, **kw)
+
+    out["name"] = get("name", "nvmlDeviceGetName", nvml.nvmlDeviceGetName)
+    out["uuid"] = get("uuid", "nvmlDeviceGetUUID", nvml.nvmlDeviceGetUUID)
+    out["serial"] = get("serial", "nvmlDeviceGetSerial", nvml.nvmlDeviceGetSerial)
+    pci = get("pci_bus_id", "nvmlDeviceGetPciInfo_v3", nvml.nvmlDeviceGetPciInfo_v3)
+    bus_id = pci.busId if pci is not None else None  # bytes, or str where pynvml decodes it
+    out["pci_bus_id"] = bus_id.decode() if isinstance(bus_id, bytes) else bus_id
+    cc = get(
+        "compute_capability",
+        "nvmlDeviceGetCudaComputeCapability",
+        nvml.nvmlDeviceGetCudaComputeCapability,
+    )
+    out["compute_capability"] = f"{cc[0]}.{cc[1]}" if cc else None
+    total = get("memory_total_mib", "nvmlDeviceGetMemoryInfo_v2", memory_total, nvml)
+    out["memory_total_mib"] = total // (1024 * 1024) if total is not None else None
+    for field, symbol in (
+        ("pcie_gen_current", "nvmlDeviceGetCurrPcieLinkGeneration"),
+        ("pcie_gen_max", "nvmlDeviceGetMaxPcieLinkGeneration"),
+        ("pcie_width_current", "nvmlDeviceGetCurrPcieLinkWidth"),
+        ("pcie_width_max", "nvmlDeviceGetMaxPcieLinkWidth"),
+    ):
+        out[field] = get(field, symbol, getattr(nvml, symbol))
+    mig = get("mig_mode", "nvmlDeviceGetMigMode", nvml.nvmlDeviceGetMigMode)
+    out["mig_mode"] = bool(mig[0]) if mig else None
+    persistence = get(
+        "persistence_mode", "nvmlDeviceGetPersistenceMode", nvml.nvmlDeviceGetPersistenceMode
+    )
+    out["persistence_mode"] = bool(persistence) if persistence is not None else None
+    # Driver 535 renamed "throttle reasons" to "clocks event reasons"; older ones have the old name.
+    reasons = get(
+        "throttle_reasons",
+        "nvmlDeviceGetCurrentClocksEventReasons",
+        nvml.nvmlDeviceGetCurrentClocksEventReasons,
+        fallback=(
+            "nvmlDeviceGetCurrentClocksThrottleReasons",
+            nvml.nvmlDeviceGetCurrentClocksThrottleReasons,
+        ),
+    )
+    out["throttle_reasons"] = reason_names(reasons)
+    out["ecc_uncorrected_volatile"] = get(
+        "ecc_uncorrected_volatile",
+        "nvmlDeviceGetTotalEccErrors",
+        nvml.nvmlDeviceGetTotalEccErrors,
+        nvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+        nvml.NVML_VOLATILE_ECC,
+    )
+    out["ecc_corrected_volatile"] = get(
+        "ecc_corrected_volatile",
+        "nvmlDeviceGetTotalEccErrors",
+        nvml.nvmlDeviceGetTotalEccErrors,
+        nvml.NVML_MEMORY_ERROR_TYPE_CORRECTED,
+        nvml.NVML_VOLATILE_ECC,
+    )
+    out["temperature_c"] = get(
+        "temperature_c",
+        "nvmlDeviceGetTemperature",
+        nvml.nvmlDeviceGetTemperature,
+        nvml.NVML_TEMPERATURE_GPU,
+    )
+    limit = get(
+        "power_limit_w", "nvmlDeviceGetEnforcedPowerLimit", nvml.nvmlDeviceGetEnforcedPowerLimit
+    )
+    out["power_limit_w"] = limit / 1000.0 if limit is not None else None
+    out["sm_clock_mhz"] = get(
+        "sm_clock_mhz", "nvmlDeviceGetClockInfo", nvml.nvmlDeviceGetClockInfo, nvml.NVML_CLOCK_SM
+    )
+    out["sm_clock_max_mhz"] = get(
+        "sm_clock_max_mhz",
+        "nvmlDeviceGetMaxClockInfo",
+        nvml.nvmlDeviceGetMaxClockInfo,
+        nvml.NVML_CLOCK_SM,
+    )
+    util = get(
+        "utilization_pct", "nvmlDeviceGetUtilizationRates", nvml.nvmlDeviceGetUtilizationRates
+    )
+    out["utilization_pct"] = util.gpu if util is not None else None
+    procs = get(
+        "process_count",
+        "nvmlDeviceGetComputeRunningProcesses_v3",
+        nvml.nvmlDeviceGetComputeRunningProcesses_v3,
+        fallback=(
+            "nvmlDeviceGetComputeRunningProcesses_v2",
+            nvml.nvmlDeviceGetComputeRunningProcesses_v2,
+        ),
+    )
+    out["process_count"] = len(procs) if procs is not None else None
+    return out
+
+
+def safe_gpu(c, index):
+    """gpu(), with a bug of ours (or a pynvml API change) confined to this GPU's errors."""
+    try:
+        return gpu(c, index)
+    except Exception as exc:  # noqa: BLE001
+        return {"index": index, "errors": {"probe": f"{type(exc).__name__}: {exc}"}}
+
+
+def main():
+    result = {"protocol": CHILD_PROTOCOL, "errors": {}}
+    try:
+        import pynvml
+    except Exception as exc:  # noqa: BLE001  (report, never traceback)
+        result["import_error"] = f"{type(exc).__name__}: {exc}"
+        return result
+    c = Collector(pynvml)
+    step("nvmlInitWithFlags")
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError as exc:
+        result["init_error"] = c.error_name(exc)
+        result["library"] = loaded_library("libnvidia-ml.so")
+        return result
+    result["library"] = loaded_library("libnvidia-ml.so")
+    errors = result["errors"]
+    result["driver_version"] = c.call(
+        errors, "driver_version", "nvmlSystemGetDriverVersion", pynvml.nvmlSystemGetDriverVersion
+    )
+    result["cuda_driver_version"] = c.call(
+        errors,
+        "cuda_driver_version",
+        "nvmlSystemGetCudaDriverVersion",
+        pynvml.nvmlSystemGetCudaDriverVersion,
+    )
+    count = c.call(errors, "device_count", "nvmlDeviceGetCount_v2", pynvml.nvmlDeviceGetCount)
+    result["device_count"] = count
+    result["gpus"] = [safe_gpu(c, i) for i in range(count or 0)]
+    step("nvmlShutdown")
+    try:
+        pynvml.nvmlShutdown()
+    except pynvml.NVMLError:
+        pass  # nothing left to learn; the process exits anyway
+    return result
+
+
+if __name__ == "__main__":
+    print(json.dumps(main()))

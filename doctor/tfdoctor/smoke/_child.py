@@ -1,0 +1,129 @@
+"""tfdoctor smoke child: import TensorFlow once, run the recipes, stream one JSON line per event.
+
+Standalone on purpose: it runs in the TARGET interpreter (`python _child.py CONFIG`), which may
+be another Python than tfdoctor's, so it imports only the standard library, tensorflow and numpy
+(the recipe modules it loads by path follow the same rule). Protocol on the private stdout copy:
+  {"event": "hello"} | {"event": "begin", "recipe", "device"} | {"event": "result", ...}
+  | {"event": "setup"} | {"event": "end"}
+Before each recipe a marker line goes to stderr too, so the parent can split TF's log per recipe.
+Not run with `-I`: that would hide PYTHONPATH and user site-packages, where the user's TensorFlow
+may live; instead the script's own directory is dropped from sys.path so nothing here shadows.
+"""
+
+# ruff: noqa: UP031  (runs in the target interpreter, kept to Python 3.7 syntax)
+
+import json
+import os
+import sys
+import time
+import traceback
+
+MARK = "tfdoctor-smoke: begin"
+_OUT = None
+
+
+def emit(obj):
+    """Write one protocol line to the private copy of stdout and flush it at once."""
+    _OUT.write(json.dumps(obj, sort_keys=True) + "\n")
+    _OUT.flush()
+
+
+def _claim_stdout():
+    """Keep fd 1 for the protocol only: stray prints and C++ output now go to stderr."""
+    global _OUT
+    fd = os.dup(1)
+    os.dup2(2, 1)
+    _OUT = os.fdopen(fd, "w", buffering=1)
+
+
+def _last_line(exc):
+    text = "%s: %s" % (type(exc).__name__, exc)
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1][:600] if lines else type(exc).__name__
+
+
+def run_step(name, device, func):
+    """Announce, run and report one recipe on one device; an exception is an "error" result."""
+    emit({"event": "begin", "recipe": name, "device": device, "t": time.time()})
+    sys.stderr.write("%s %s %s\n" % (MARK, name, device or "-"))
+    sys.stderr.flush()
+    start = time.perf_counter()
+    result = {"status": "error", "metrics": {}, "info": {}, "detail": None}
+    try:
+        out = func()
+        result.update(out)
+    except Exception as exc:  # noqa: BLE001  (a failing recipe is the finding, not a crash)
+        result["detail"] = _last_line(exc)
+        result["info"] = {
+            "traceback": "".join(traceback.format_exception_only(type(exc), exc))[-2000:]
+        }
+    result.update(
+        {
+            "event": "result",
+            "recipe": name,
+            "device": device,
+            "seconds": round(time.perf_counter() - start, 4),
+            "t": time.time(),
+        }
+    )
+    emit(result)
+    return result
+
+
+def _load(name):
+    """Load a sibling module by path (the script directory is not on sys.path)."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+    spec = importlib.util.spec_from_file_location("_tfdoctor" + name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main():
+    if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(
+        os.path.abspath(__file__)
+    ):
+        del sys.path[0]
+    _claim_stdout()
+    config = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
+    emit({"event": "hello", "python": sys.version.split()[0], "pid": os.getpid()})
+    state = {}
+
+    def do_import():
+        import numpy  # noqa: F401
+        import tensorflow as tf
+
+        info = {"version": tf.__version__}
+        try:
+            build = tf.sysconfig.get_build_info()
+            for key in ("is_cuda_build", "cuda_version", "cudnn_version"):
+                if key in build:
+                    info[key] = str(build[key])
+        except Exception as exc:  # noqa: BLE001  (removed in 2.22; still worth the version)
+            info["build_info_error"] = _last_line(exc)
+        state["tf"] = tf
+        return {"status": "passed", "info": info}
+
+    if run_step("import", None, do_import)["status"] != "passed":
+        emit({"event": "end"})
+        return
+    _recipes = _load("_recipes")
+    table = dict(_recipes.RECIPES, **_load("_perf").RECIPES)
+
+    tf = state["tf"]
+    wanted = config.get("recipes") or list(_recipes.ORDER)
+    ctx = _recipes.setup(tf, wanted)
+    emit({"event": "setup", "info": ctx.summary()})
+    for name in wanted:
+        func = table.get(name)
+        if func is None:
+            continue
+        for device in _recipes.devices_for(name, ctx):
+            run_step(name, device, lambda f=func, d=device: f(ctx, d))
+    emit({"event": "end"})
+
+
+if __name__ == "__main__":
+    main()

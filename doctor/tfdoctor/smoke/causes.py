@@ -1,0 +1,180 @@
+"""What each recognised TensorFlow log cause means and what to do about it (data for the checks)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tfdoctor.findings import Severity
+
+TF_PIP = "https://www.tensorflow.org/install/pip"
+XLA_GPU = "https://openxla.org/xla/flags_guidance"
+
+
+@dataclass(frozen=True, slots=True)
+class CauseInfo:
+    """One log cause: the finding it becomes, how bad, what it means, what to do."""
+
+    severity: Severity
+    message: str
+    hint: str
+    link: str | None = None
+    explains_no_gpu: bool = False
+    """A reason TensorFlow registers no GPU at all (folded into smoke-no-gpu)."""
+
+
+CAUSES: dict[str, CauseInfo] = {
+    "driver-library-missing": CauseInfo(
+        Severity.ERROR,
+        "TensorFlow could not load the NVIDIA driver library libcuda.so.1.",
+        "Install the NVIDIA driver (it provides libcuda.so.1), or in a container run with the "
+        "NVIDIA container toolkit (--gpus all).",
+        TF_PIP,
+        True,
+    ),
+    "driver-missing": CauseInfo(
+        Severity.ERROR,
+        "TensorFlow found no CUDA driver on this machine.",
+        "Install the NVIDIA driver.",
+        TF_PIP,
+        True,
+    ),
+    "driver-not-running": CauseInfo(
+        Severity.ERROR,
+        "The NVIDIA kernel driver is not running (/proc/driver/nvidia/version missing).",
+        "Load the driver (modprobe nvidia) or install it; reboot after an upgrade.",
+        None,
+        True,
+    ),
+    "driver-too-old": CauseInfo(
+        Severity.ERROR,
+        "The NVIDIA driver is too old for the CUDA runtime TensorFlow uses.",
+        "Upgrade the driver to one that supports TensorFlow's CUDA version.",
+        TF_PIP,
+        True,
+    ),
+    "cuda-init-failed": CauseInfo(
+        Severity.ERROR,
+        "cuInit failed, so TensorFlow could not use any GPU.",
+        "Check the driver installation and device permissions (/dev/nvidia*).",
+        None,
+        True,
+    ),
+    "library-not-loaded": CauseInfo(
+        Severity.ERROR,
+        "TensorFlow could not load a CUDA library it needs.",
+        "Install TensorFlow with its CUDA wheels (pip install 'tensorflow[and-cuda]') or put the "
+        "library's directory on LD_LIBRARY_PATH.",
+        TF_PIP,
+        True,
+    ),
+    "gpu-libraries-missing": CauseInfo(
+        Severity.ERROR,
+        "TensorFlow skipped every GPU because some GPU libraries could not be loaded.",
+        "See the library named in the log lines above it; pip install 'tensorflow[and-cuda]'.",
+        TF_PIP,
+        True,
+    ),
+    "cudnn-version-mismatch": CauseInfo(
+        Severity.ERROR,
+        "The cuDNN loaded at run time is older than the one TensorFlow was built with.",
+        "Install the cuDNN TensorFlow pins (pip install 'tensorflow[and-cuda]') and remove older "
+        "cuDNN copies from LD_LIBRARY_PATH.",
+        TF_PIP,
+    ),
+    "cc-not-in-build": CauseInfo(
+        Severity.WARNING,
+        "TensorFlow has no kernels built for this GPU's compute capability; "
+        "they are JIT-compiled from PTX (slow start, may fail).",
+        "Use a TensorFlow release built for this GPU generation.",
+        TF_PIP,
+    ),
+    "gpu-below-minimum-cc": CauseInfo(
+        Severity.ERROR,
+        "TensorFlow ignored a GPU whose compute capability is below its minimum.",
+        "Use an older TensorFlow that still supports this GPU, or a newer GPU.",
+        TF_PIP,
+    ),
+    "no-kernel-image": CauseInfo(
+        Severity.ERROR,
+        "The GPU cannot run TensorFlow's kernels (no binary or PTX for its architecture).",
+        "Use a TensorFlow release built for this GPU's compute capability.",
+        TF_PIP,
+    ),
+    "ptx-rejected": CauseInfo(
+        Severity.ERROR,
+        "The driver rejected TensorFlow's PTX (too new for this driver's JIT compiler).",
+        "Upgrade the NVIDIA driver.",
+        None,
+    ),
+    "libdevice-missing": CauseInfo(
+        Severity.ERROR,
+        "XLA could not find libdevice, so jit_compile on the GPU fails.",
+        "pip install nvidia-cuda-nvcc-cu12, or set XLA_FLAGS=--xla_gpu_cuda_data_dir=<CUDA dir "
+        "containing nvvm/libdevice>.",
+        XLA_GPU,
+    ),
+    "ptxas-missing": CauseInfo(
+        Severity.WARNING,
+        "XLA could not find ptxas and falls back to the driver for PTX compilation.",
+        "pip install nvidia-cuda-nvcc-cu12 or put a CUDA toolkit's bin/ on PATH.",
+        XLA_GPU,
+    ),
+    "ptxas-too-old": CauseInfo(
+        Severity.ERROR,
+        "The ptxas XLA uses is older than 11.1 and known to miscompile.",
+        "Put a newer ptxas first on PATH (pip install nvidia-cuda-nvcc-cu12).",
+        XLA_GPU,
+    ),
+    "ptxas-failed": CauseInfo(
+        Severity.ERROR,
+        "ptxas failed to compile XLA's generated PTX.",
+        "Use the ptxas of TensorFlow's CUDA version (pip install nvidia-cuda-nvcc-cu12).",
+        XLA_GPU,
+    ),
+    "driver-older-than-ptxas": CauseInfo(
+        Severity.WARNING,
+        "The driver is older than ptxas, so XLA compiles more slowly or fails to link.",
+        "Upgrade the NVIDIA driver, or use a ptxas matching the driver's CUDA version.",
+        XLA_GPU,
+    ),
+    "cudnn-failed": CauseInfo(
+        Severity.ERROR,
+        "cuDNN failed to initialise or run (often out of GPU memory or a mismatched cuDNN).",
+        "Enable memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true) and install the cuDNN "
+        "TensorFlow pins.",
+        TF_PIP,
+    ),
+    "cublas-failed": CauseInfo(
+        Severity.ERROR,
+        "cuBLAS failed to initialise or run (often out of GPU memory).",
+        "Enable memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true) and check other processes on "
+        "the GPU.",
+        TF_PIP,
+    ),
+    "gpu-out-of-memory": CauseInfo(
+        Severity.ERROR,
+        "The GPU ran out of memory during the smoke work.",
+        "Free the GPU (nvidia-smi lists its processes) or enable memory growth.",
+        None,
+    ),
+    "cuda-error": CauseInfo(
+        Severity.ERROR,
+        "A CUDA call failed during the smoke work.",
+        "Look up the CUDA error named in the evidence.",
+        None,
+    ),
+    "cpu-instructions-missing": CauseInfo(
+        Severity.ERROR,
+        "This CPU lacks instructions the TensorFlow wheel was compiled to use.",
+        "Install a TensorFlow build for this CPU (older wheels, or a build from source).",
+        TF_PIP,
+    ),
+}
+
+
+def finding_id(cause: str) -> str:
+    """The finding a log cause becomes: "tf-log-<cause>"."""
+    return f"tf-log-{cause}"
+
+
+FINDING_IDS: tuple[str, ...] = tuple(finding_id(c) for c in CAUSES)

@@ -1,0 +1,159 @@
+"""Recognise known TensorFlow log lines and map them to causes; frame log output as evidence.
+
+The messages are TensorFlow's and XLA's own (research/compat.md §3, §5a, §8a, §8d quote their
+sources: dso_loader.cc, gpu_device.cc, cuda_dnn.cc, cuda_diagnostics.cc, XLA's nvptx compiler).
+Pure functions over text, tested on recorded output.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from tfdoctor.facts import LogCause
+
+# (cause id, pattern); the first match wins, so specific patterns come before generic ones.
+# A named group "s" is the subject (a library, an error name, a version pair).
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (cid, re.compile(rx))
+    for cid, rx in (
+        (
+            "cpu-instructions-missing",
+            r"compiled to use (?P<s>[A-Z0-9_. ]+?) instructions, but these aren't available",
+        ),
+        ("driver-library-missing", r"Could not load dynamic library '(?P<s>libcuda\.so[.\d]*)'"),
+        ("driver-missing", r"Could not find cuda drivers on your machine"),
+        ("driver-not-running", r"kernel driver does not appear to be running on this host"),
+        (
+            "driver-too-old",
+            r"(?P<s>CUDA_ERROR_(?:INSUFFICIENT_DRIVER|SYSTEM_DRIVER_MISMATCH|"
+            r"COMPAT_NOT_SUPPORTED_ON_DEVICE))|Possibly insufficient driver version",
+        ),
+        ("cuda-init-failed", r"failed call to cuInit: (?:INTERNAL: )?(?:CUDA error: )?(?P<s>.+)$"),
+        ("library-not-loaded", r"Could not load dynamic library '(?P<s>[^']+)'"),
+        ("gpu-libraries-missing", r"Cannot dlopen some GPU libraries"),
+        (
+            "cudnn-version-mismatch",
+            r"Loaded runtime CuDNN library: "
+            r"(?P<s>\S+ but source was compiled with:? \S+?)\.?(?:\s|$)",
+        ),
+        (
+            "cc-not-in-build",
+            r"not built with CUDA kernel binaries compatible with compute "
+            r"capability (?P<s>\d+\.\d+)",
+        ),
+        (
+            "gpu-below-minimum-cc",
+            r"Ignoring visible gpu device .* with Cuda compute capability "
+            r"(?P<s>\d+\.\d+)",
+        ),
+        (
+            "no-kernel-image",
+            r"(?P<s>CUDA_ERROR_NO_BINARY_FOR_GPU)|device kernel image is invalid|"
+            r"no kernel image is available for execution",
+        ),
+        ("ptx-rejected", r"(?P<s>CUDA_ERROR_(?:INVALID_PTX|UNSUPPORTED_PTX_VERSION))"),
+        (
+            "libdevice-missing",
+            r"libdevice not found|Can't find libdevice directory|"
+            r"libdevice is required by this HLO module but was not found",
+        ),
+        ("ptxas-missing", r"Can't find ptxas binary|Couldn't get ptxas version"),
+        ("ptxas-too-old", r"You are using ptxas (?P<s>\S+), which is older than"),
+        (
+            "ptxas-failed",
+            r"Failed to compile generated PTX with ptxas|ptxas fatal|"
+            r"ptxas returned an error",
+        ),
+        (
+            "driver-older-than-ptxas",
+            r"driver is older than the ptxas version|"
+            r"cuLinkAddData fails",
+        ),
+        (
+            "cudnn-failed",
+            r"Could not create cudnn handle|(?P<s>CUDNN_STATUS_[A-Z_]+)|"
+            r"DNN library is not found|DNN library initialization failed",
+        ),
+        (
+            "cublas-failed",
+            r"failed to create cublas handle|(?P<s>CUBLAS_STATUS_[A-Z_]+)|"
+            r"BLAS operation using StreamExecutor without BLAS support",
+        ),
+        (
+            "gpu-out-of-memory",
+            r"(?P<s>CUDA_ERROR_OUT_OF_MEMORY)|OOM when allocating|"
+            r"Allocator \(GPU_\d+_bfc\) ran out of memory",
+        ),
+        ("cuda-error", r"(?P<s>CUDA_ERROR_[A-Z_]+)"),
+    )
+)
+
+# Lines TF prints on healthy machines (research/compat.md §8d "benign noise"); never findings.
+NOISE = re.compile(
+    "|".join(
+        (
+            r"Unable to register (?:cuDNN|cuFFT|cuBLAS) factory",
+            r"computation placer already registered",
+            r"TF-TRT Warning: Could not find TensorRT",
+            r"Could not load dynamic library 'libnv(?:infer|infer_plugin)\.so",
+            r"oneDNN custom operations are on",
+            r"oneDNN supports DT_HALF only on platforms with AVX-512",
+            r"This TensorFlow binary is optimized to use available CPU instructions",
+            r"To enable the following instructions: .* rebuild TensorFlow",
+            r"All log messages before absl::InitializeLog\(\) is called",
+            r"Ignore above cudart dlerror if you do not have a GPU",
+            r"Registering collective allocator factory",
+            r"Using MirroredStrategy eagerly has significant overhead",
+            r"^tfdoctor-smoke: begin",
+        )
+    )
+)
+
+
+_STATUS = re.compile(r"\b(?:CUDA_ERROR|CUBLAS_STATUS|CUDNN_STATUS)_[A-Z_]+")
+
+
+def is_noise(line: str) -> bool:
+    """A line TensorFlow prints on healthy machines (or our own recipe marker)."""
+    return bool(NOISE.search(line))
+
+
+def recognise(line: str) -> tuple[str, str | None] | None:
+    """(cause id, subject) for a known log line, None for anything else or known noise."""
+    if is_noise(line):
+        return None
+    for cause_id, pattern in PATTERNS:
+        match = pattern.search(line)
+        if match:
+            subject = match.groupdict().get("s")
+            if subject is None:  # the error name may follow the matched phrase on the line
+                status = _STATUS.search(line)
+                subject = status.group(0) if status else None
+            return cause_id, subject.strip() if subject else None
+    return None
+
+
+def scan(lines: Iterable[str], recipe: str | None = None) -> tuple[LogCause, ...]:
+    """Every recognised line, once per (cause, subject), in order of first appearance."""
+    seen: set[tuple[str, str | None]] = set()
+    out = []
+    for line in lines:
+        hit = recognise(line)
+        if hit is None or hit in seen:
+            continue
+        seen.add(hit)
+        out.append(LogCause(id=hit[0], line=line.strip()[:500], subject=hit[1], recipe=recipe))
+    return tuple(out)
+
+
+def without_noise(lines: Iterable[str]) -> list[str]:
+    return [ln for ln in lines if ln.strip() and not is_noise(ln)]
+
+
+def frame(lines: tuple[str, ...] | list[str], total: int | None = None) -> str:
+    """pip-style evidence: "[N lines of output]", the lines indented, "[end of output]"."""
+    count = len(lines) if total is None else total
+    shown = "\n".join("  " + ln for ln in lines)
+    more = f" (last {len(lines)} shown)" if count > len(lines) else ""
+    return f"[{count} lines of output{more}]\n{shown}\n[end of output]"

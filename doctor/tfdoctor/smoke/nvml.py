@@ -1,0 +1,115 @@
+"""NVML samples while the smoke work runs, taken by a small child of tfdoctor's own python."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+from tfdoctor.facts import NvmlSample
+from tfdoctor.host import Host, kill_group
+
+SAMPLER = Path(__file__).with_name("_nvml_sampler.py")
+INTERVAL = 0.2
+
+
+def parse_sample(line: str) -> NvmlSample | str | None:
+    """A sample from one sampler line; the error text for "unavailable"; None for anything else."""
+    try:
+        data: Any = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    if data.get("event") == "unavailable":
+        return str(data.get("error") or "NVML unavailable")
+    if not isinstance(data.get("gpu"), int) or not isinstance(data.get("t"), int | float):
+        return None
+
+    def num(key: str, kind: type) -> Any:
+        value = data.get(key)
+        return (
+            kind(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+        )
+
+    return NvmlSample(
+        gpu=data["gpu"],
+        t=float(data["t"]),
+        sm_clock_mhz=num("sm_clock_mhz", int),
+        sm_clock_max_mhz=num("sm_clock_max_mhz", int),
+        power_w=num("power_w", float),
+        power_limit_w=num("power_limit_w", float),
+        utilization_pct=num("utilization_pct", int),
+        temperature_c=num("temperature_c", int),
+        throttle_reasons=tuple(str(r) for r in data.get("throttle_reasons") or ()),
+        pcie_gen=num("pcie_gen", int),
+        pcie_gen_max=num("pcie_gen_max", int),
+        pcie_width=num("pcie_width", int),
+        pcie_width_max=num("pcie_width_max", int),
+    )
+
+
+class NvmlSampler:
+    """Starts the sampler child once, on demand; collects its samples until stop()."""
+
+    def __init__(self, host: Host):
+        self.host = host
+        self.error: str | None = None
+        self._samples: list[NvmlSample] = []
+        self._proc: subprocess.Popen[str] | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        if self._proc is not None or self.error is not None:
+            return
+        try:
+            self._proc = subprocess.Popen(
+                [self.host.own_python, str(SAMPLER), str(INTERVAL)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=dict(self.host.env),
+                start_new_session=True,
+                text=True,
+                errors="replace",
+            )
+        except OSError as exc:
+            self.error = f"could not start the NVML sampler: {exc.strerror or exc}"
+            return
+        self._thread = threading.Thread(target=self._pump, name="smoke-nvml", daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None
+        for line in self._proc.stdout:
+            parsed = parse_sample(line)
+            with self._lock:
+                if isinstance(parsed, NvmlSample):
+                    self._samples.append(parsed)
+                elif isinstance(parsed, str):
+                    self.error = parsed
+
+    def samples(self) -> tuple[NvmlSample, ...]:
+        with self._lock:
+            return tuple(self._samples)
+
+    def stop(self) -> None:
+        """Close the sampler's stdin (its signal to exit), then make sure its group is gone."""
+        proc = self._proc
+        if proc is None:
+            return
+        try:
+            if proc.stdin:
+                proc.stdin.close()
+            proc.wait(timeout=2.0)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        kill_group(proc)
+        proc.wait()
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+        if proc.stdout is not None:
+            proc.stdout.close()

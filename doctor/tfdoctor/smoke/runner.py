@@ -1,0 +1,341 @@
+"""Run the smoke child in the target interpreter, watch its stream, enforce the time limits.
+
+TensorFlow is imported once, in one child, which runs every recipe and reports each on a line
+of its stdout. The parent owns the clock: a recipe over `per_recipe` seconds or a run over
+`budget` kills the child's whole process group (grandchildren included), and the recipes not
+reached are reported as not run. `run_smoke` never raises and may run in a thread.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+from tfdoctor.facts import RecipeResult, SmokeFacts
+from tfdoctor.host import Host, kill_group
+from tfdoctor.smoke import assemble
+from tfdoctor.smoke.nvml import NvmlSampler
+from tfdoctor.smoke.recipes import recipe_names
+
+CHILD = Path(__file__).with_name("_child.py")
+GRACE = 1.0
+"""Seconds to collect the last lines after the child exits before its group is killed."""
+MAX_GARBAGE = 5
+
+# VLOG(1) of these modules names the library that failed to dlopen, the driver diagnosis and
+# cuDNN's version check; TF_CPP_MAX_VLOG_LEVEL=1 would add ~1,000 lines per op (measured).
+VMODULE = "dso_loader=1,cuda_diagnostics=1,cuda_dnn=1,gpu_device=1,cuda_executor=1"
+
+
+def child_env(host: Host) -> dict[str, str]:
+    """The user's environment with TF logging turned up and GPU memory growth forced on."""
+    env = dict(host.env)
+    env["TF_CPP_MIN_LOG_LEVEL"] = "0"
+    user_vmodule = env.get("TF_CPP_VMODULE")
+    env["TF_CPP_VMODULE"] = f"{user_vmodule},{VMODULE}" if user_vmodule else VMODULE
+    # Belt and braces with the child's set_memory_growth: never grab a shared GPU's memory.
+    env["TF_FORCE_GPU_ALLOW_GROWTH"] = "true"
+    env["PYTHONUNBUFFERED"] = "1"
+    env.pop("PYTHONSTARTUP", None)
+    return env
+
+
+def run_smoke(
+    host: Host,
+    *,
+    only: tuple[str, ...] | None = None,
+    budget: float = 120.0,
+    per_recipe: float = 60.0,
+    progress: Callable[[str, float], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> SmokeFacts:
+    """Run the smoke recipes (all, or `only`) in host.python; never raises."""
+    started = time.monotonic()
+    try:
+        return _Run(host, recipe_names(only), budget, per_recipe, progress, cancel).go()
+    except Exception as exc:  # noqa: BLE001  (the doctor must survive its own runner)
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        return SmokeFacts(
+            python=host.python,
+            outcome="internal-error",
+            exit=f"{type(exc).__name__}: {exc} ({where.name}:{where.lineno})",
+            seconds=time.monotonic() - started,
+        )
+
+
+class _Run:
+    """One smoke run: the child process, its two reader threads and the event loop."""
+
+    def __init__(
+        self,
+        host: Host,
+        names: tuple[str, ...],
+        budget: float,
+        per_recipe: float,
+        progress: Callable[[str, float], None] | None,
+        cancel: threading.Event | None,
+    ):
+        self.host, self.names, self.budget, self.per_recipe = host, names, budget, per_recipe
+        self.progress, self.cancel = progress, cancel
+        self.logs = assemble.LogSplitter()
+        self.lines: queue.Queue[tuple[str, str | None]] = queue.Queue()
+        self.results: list[RecipeResult] = []
+        self.garbage: list[str] = []
+        self.info: dict[str, Any] = {}
+        self.devices: tuple = ()
+        self.current: tuple[str, str | None, float, float | None] | None = None
+        self.protocol = False
+        self.ended = False
+        self.nvml = NvmlSampler(host)
+
+    def go(self) -> SmokeFacts:
+        start = time.monotonic()
+        argv = [self.host.python, str(CHILD), json.dumps({"recipes": list(self.names)})]
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=child_env(self.host),
+                start_new_session=True,
+                text=True,
+                errors="replace",
+            )
+        except OSError as exc:
+            return SmokeFacts(
+                python=self.host.python,
+                outcome="could-not-start",
+                exit=exc.strerror or str(exc),
+                recipes=self._not_run("could not start"),
+            )
+        readers = [self._reader(proc.stdout, "out"), self._reader(proc.stderr, "err")]
+        try:
+            outcome, limit = self._loop(proc, start)
+        finally:
+            kill_group(proc)
+            proc.wait()
+            self.nvml.stop()
+        for reader in readers:
+            reader.join(timeout=2.0)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+        self._drain()
+        return self._facts(proc, outcome, limit, time.monotonic() - start)
+
+    def _reader(self, stream: IO[str] | None, tag: str) -> threading.Thread:
+        def pump() -> None:
+            assert stream is not None
+            for line in stream:
+                self.lines.put((tag, line))
+            self.lines.put((tag, None))
+
+        thread = threading.Thread(target=pump, name=f"smoke-{tag}", daemon=True)
+        thread.start()
+        return thread
+
+    def _loop(self, proc: subprocess.Popen[str], start: float) -> tuple[str, float | None]:
+        """Consume the stream until the child is done; return (outcome, limit that was hit)."""
+        recipe_deadline = start + self.per_recipe
+        total_deadline = start + self.budget
+        open_streams, exited_at = 2, None
+        while open_streams:
+            now = time.monotonic()
+            if self.cancel is not None and self.cancel.is_set():
+                return "cancelled", None
+            if now >= min(recipe_deadline, total_deadline):
+                if recipe_deadline <= total_deadline:
+                    return "timeout", self.per_recipe
+                return "budget", self.budget
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at > GRACE:
+                break  # a grandchild holds the pipes open; the group kill will close them
+            try:
+                tag, line = self.lines.get(
+                    timeout=min(0.1, max(0.0, min(recipe_deadline, total_deadline) - now))
+                )
+            except queue.Empty:
+                continue
+            if line is None:
+                open_streams -= 1
+            elif tag == "err":
+                self.logs.add(line)
+            elif self._event(line):
+                recipe_deadline = time.monotonic() + self.per_recipe
+        return "ended", None
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                tag, line = self.lines.get_nowait()
+            except queue.Empty:
+                return
+            if line is None:
+                continue
+            if tag == "err":
+                self.logs.add(line)
+            else:
+                self._event(line)
+
+    def _event(self, line: str) -> bool:
+        """Handle one stdout line; True when a new recipe began (its clock starts)."""
+        try:
+            event = json.loads(line)
+            kind = event["event"]
+        except (ValueError, TypeError, KeyError):
+            if line.strip() and len(self.garbage) < MAX_GARBAGE:
+                self.garbage.append(line.rstrip("\n")[:300])
+            return False
+        self.protocol = True
+        if kind == "begin":
+            name, device = str(event.get("recipe")), event.get("device")
+            self.current = (name, device, time.monotonic(), event.get("t"))
+            self._report(f"{name} on {device}" if device else name)
+            if (
+                device
+                and str(device).startswith("GPU")
+                or (name == "multi-device" and self._gpus())
+            ):
+                self.nvml.start()
+            return True
+        if kind == "result":
+            begin_t = self.current[3] if self.current else None
+            result = assemble.recipe_result(event, self.logs, self.nvml.samples(), begin_t)
+            self.results.append(result)
+            self.current = None
+            if result.name == "import":
+                self.info.update(result.info)
+            if result.name == "devices":
+                self.devices = assemble.devices_from(event)
+        elif kind == "end":
+            self.ended = True
+        return False
+
+    def _gpus(self) -> bool:
+        return any(d.device_type == "GPU" for d in self.devices)
+
+    def _report(self, what: str) -> None:
+        if self.progress is None:
+            return
+        done = len({r.name for r in self.results})
+        try:
+            self.progress(f"smoke: {what}", min(done / (len(self.names) + 1), 1.0))
+        except Exception:  # noqa: BLE001  (a broken progress callback must not stop the run)
+            self.progress = None
+
+    def _not_run(self, why: str) -> tuple[RecipeResult, ...]:
+        ran = {r.name for r in self.results} | ({self.current[0]} if self.current else set())
+        return tuple(
+            RecipeResult(name=n, status="not-run", detail=why)
+            for n in ("import", *self.names)
+            if n not in ran
+        )
+
+    def _facts(
+        self, proc: subprocess.Popen[str], outcome: str, limit: float | None, seconds: float
+    ) -> SmokeFacts:
+        exit_text, why = _exit_text(proc.returncode, outcome, limit, self.current)
+        if outcome == "ended":
+            outcome = _ended_outcome(proc.returncode, self.ended, self.protocol, self.garbage)
+        results = list(self.results)
+        if self.current is not None:
+            name, device, began, _ = self.current
+            status = {"timeout": "timeout", "budget": "timeout", "cancelled": "not-run"}.get(
+                outcome, "crashed"
+            )
+            results.append(
+                assemble.unfinished(
+                    name, device, status, why, self.logs, round(time.monotonic() - began, 3)
+                )
+            )
+        results.extend(self._not_run(why or "the child stopped before it"))
+        tf_build = self.info.get("is_cuda_build")
+        return SmokeFacts(
+            python=self.host.python,
+            outcome=outcome,
+            exit=exit_text,
+            seconds=round(seconds, 3),
+            limit_seconds=limit,
+            tf_version=self.info.get("version"),
+            is_cuda_build={"True": True, "False": False}.get(tf_build) if tf_build else None,
+            devices=self.devices,
+            recipes=tuple(results),
+            causes=tuple(self.logs.run.causes),
+            log_tail=tuple(self.logs.run.tail),
+            log_lines=self.logs.run.count,
+            garbage=tuple(self.garbage),
+            nvml_error=self.nvml.error,
+            survivors=_survivors(proc.pid),
+        )
+
+
+def _exit_text(
+    rc: int | None,
+    outcome: str,
+    limit: float | None,
+    current: tuple[str, str | None, float, float | None] | None,
+) -> tuple[str | None, str]:
+    """(how the child ended, why the current recipe did not finish)."""
+    where = f" in {current[0]}" + (f" on {current[1]}" if current[1] else "") if current else ""
+    if outcome in ("timeout", "budget"):
+        kind = "time limit" if outcome == "timeout" else "total smoke budget"
+        return f"killed after the {kind} of {limit:g} s{where}", f"{kind} of {limit:g} s reached"
+    if outcome == "cancelled":
+        return "cancelled", "cancelled"
+    if rc is not None and rc < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-rc).name
+        except ValueError:
+            name = f"signal {-rc}"
+        return name, f"the child was killed by {name}{where}"
+    if rc:
+        return f"status {rc}", f"the child exited with status {rc}{where}"
+    return None, ""
+
+
+def _ended_outcome(rc: int | None, ended: bool, protocol: bool, garbage: list[str]) -> str:
+    if rc is not None and rc < 0:
+        return "crashed"
+    if ended and rc == 0:
+        return "completed"
+    if not protocol and garbage:
+        return "garbage"
+    return "exited"
+
+
+def _survivors(pgid: int) -> tuple[int, ...]:
+    """Pids still in the child's process group (read from /proc; must be none)."""
+    for _ in range(20):  # SIGKILL is asynchronous: give the kernel a moment to reap
+        alive = _group_members(pgid)
+        if not alive:
+            return ()
+        time.sleep(0.05)
+    return alive
+
+
+def _group_members(pgid: int) -> tuple[int, ...]:
+    alive = []
+    for entry in os.listdir("/proc") if sys.platform.startswith("linux") else ():
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            alive.append(int(entry))
+    return tuple(alive)
