@@ -88,34 +88,70 @@ class DoctorGroup(click.Group):
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tfdoctor")
 @click.option("--quick", is_flag=True, help="Static checks only: never import TensorFlow.")
+@click.option("--no-smoke", is_flag=True, help="Same as --quick.")
+@click.option("--only", metavar="RECIPE,...", help="Run only these smoke recipes (see docs/smoke.md).")
+@click.option("--budget", type=click.FloatRange(min=1), default=300.0, show_default=True,
+              metavar="SECONDS", help="Time limit for all smoke work together.")
 @click.option("--python", "python", metavar="PATH",
               help="Interpreter whose TensorFlow to diagnose (default: tfdoctor's own).")
 @click.option("--save", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Also save the collected facts to FILE (replay it with `tfdoctor replay`).")
+@click.option("--no-tui", is_flag=True, help="Plain text even on a terminal.")
 @judge_options
 @click.pass_context
-def cli(ctx: click.Context, quick: bool, python: str | None, save: Path | None,
-        as_json: bool, fail_on: str, expect_gpus: int | None, verbose: bool) -> None:
-    """Diagnose TensorFlow on NVIDIA GPUs: driver, CUDA, cuDNN, versions, devices, libraries.
+def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budget: float,
+        python: str | None, save: Path | None, no_tui: bool, as_json: bool, fail_on: str,
+        expect_gpus: int | None, verbose: bool) -> None:
+    """Diagnose TensorFlow on NVIDIA GPUs: driver, CUDA, cuDNN, versions, devices, libraries,
+    then real work (matmul, conv, mixed precision, XLA, multi-GPU) in the target interpreter.
 
     Exit codes: 0 healthy, 1 problems found, 2 usage error, 3 could not check.
     """
     if ctx.invoked_subcommand is not None:
         return
-    from tfdoctor.console import progress, progress_done
-    from tfdoctor.host import Host
-    from tfdoctor.probes import collect_facts
+    from tfdoctor.diagnose import SmokeOptions, diagnose
+    from tfdoctor.host import host_from_environment
     from tfdoctor.registry import CheckConfig
-    from tfdoctor.report import build_report
 
-    host = Host(python=resolve_python(python))
-    progress("tfdoctor: probing driver, CUDA, libraries and TensorFlow ...")
-    facts = collect_facts(host)
-    progress_done()
+    host = host_from_environment(resolve_python(python))
+    smoke = None if (quick or no_smoke) else SmokeOptions(parse_only(only), budget)
+    config = CheckConfig(expect_gpus=expect_gpus)
+    if not as_json and not no_tui and sys.stdout.isatty() and sys.stdin.isatty():
+        from tfdoctor.tui import run_tui
+
+        ctx.exit(run_tui(host, config, smoke))
+    report = diagnose_with_progress(host, config, smoke)
     if save:
-        write_private(save, json.dumps(facts.to_dict(), indent=2) + "\n")
-    report = build_report(facts, CheckConfig(expect_gpus=expect_gpus))
+        write_private(save, json.dumps(report.facts.to_dict(), indent=2) + "\n")
     ctx.exit(emit(report, as_json=as_json, verbose=verbose, fail_on=fail_on))
+
+
+def parse_only(value: str | None) -> tuple[str, ...] | None:
+    """--only a,b: known recipe names, or a usage error naming the known ones."""
+    if value is None:
+        return None
+    from tfdoctor.smoke import RECIPES
+
+    names = tuple(n.strip() for n in value.split(",") if n.strip())
+    unknown = [n for n in names if n not in RECIPES]
+    if unknown or not names:
+        raise click.BadParameter(f"unknown recipe {', '.join(unknown) or '(none)'}; "
+                                 f"known: {', '.join(RECIPES)}", param_hint="--only")
+    return names
+
+
+def diagnose_with_progress(host: Any, config: Any, smoke: Any) -> Report:
+    """The diagnosis, with progress on stderr for the slow parts when stderr is a terminal."""
+    from tfdoctor.console import progress, progress_done
+    from tfdoctor.diagnose import diagnose
+
+    progress("tfdoctor: probing driver, CUDA, libraries and TensorFlow ...")
+    try:
+        return diagnose(host, config, smoke=smoke, progress=lambda name: progress(
+            f"tfdoctor: {name} probed"), smoke_progress=lambda recipe, elapsed: progress(
+            f"tfdoctor: smoke {recipe} ({elapsed:.0f} s)"))
+    finally:
+        progress_done()
 
 
 def write_private(path: Path, text: str) -> None:

@@ -1,20 +1,46 @@
-"""One diagnosis, as the CLI and the TUI both run it: probe, (smoke,) judge."""
+"""One diagnosis, as the CLI and the TUI both run it: probe and smoke side by side, then judge."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 
 from tfdoctor.host import Host
 from tfdoctor.registry import CheckConfig
 from tfdoctor.report import Report, build_report
 
 Progress = Callable[[str], None]
+SmokeProgress = Callable[[str, float], None]
 
 
-def diagnose(host: Host, config: CheckConfig = CheckConfig(), *, quick: bool = True,
-             progress: Progress | None = None) -> Report:
-    """Collect facts on `host` and judge them; never raises for machine problems."""
+@dataclass(frozen=True, slots=True)
+class SmokeOptions:
+    """What smoke work to run; `None` in `diagnose` means --quick (no TensorFlow import)."""
+
+    only: tuple[str, ...] | None = None
+    budget: float = 300.0
+    per_recipe: float = 120.0
+
+
+def diagnose(host: Host, config: CheckConfig = CheckConfig(), *, smoke: SmokeOptions | None = None,
+             progress: Progress | None = None, smoke_progress: SmokeProgress | None = None,
+             cancel: threading.Event | None = None) -> Report:
+    """Collect facts on `host` and judge them; never raises for machine problems.
+
+    With smoke options, the smoke child starts first and the static probes run while it
+    imports TensorFlow, so a full run costs little more than the import and the work.
+    """
     from tfdoctor.probes import collect_facts
 
-    facts = collect_facts(host, progress)
-    return build_report(facts, config)
+    if smoke is None:
+        return build_report(collect_facts(host, progress), config)
+    from tfdoctor.smoke import run_smoke
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        running = pool.submit(run_smoke, host, only=smoke.only, budget=smoke.budget,
+                              per_recipe=smoke.per_recipe, progress=smoke_progress, cancel=cancel)
+        facts = collect_facts(host, progress)
+        smoke_facts = running.result()
+    return build_report(replace(facts, smoke=smoke_facts), config)

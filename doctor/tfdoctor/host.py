@@ -91,6 +91,13 @@ def kill_group(proc: subprocess.Popen[str]) -> None:
         pass
 
 
+def host_from_environment(python: str) -> Host:
+    """The real machine. TFDOCTOR_FS_ROOT (a test seam, documented in docs/scenarios.md) moves
+    /proc, /dev and the default library directories under another root."""
+    return Host(env=dict(os.environ), root=Path(os.environ.get("TFDOCTOR_FS_ROOT", "/")),
+                python=python)
+
+
 @dataclass(frozen=True)
 class Host:
     """The machine being diagnosed, as seen by probes."""

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 CheckFunc = Callable[["Facts", "CheckConfig"], Iterable[Finding]]
 
 
+class NotApplicable(Exception):  # noqa: N818  (a signal, not an error)
+    """Raised by a check's guard clause: nothing here to judge (shown as [--], not [ok])."""
+
+
 @dataclass(frozen=True, slots=True)
 class CheckConfig:
     """What the user asked for that the facts cannot know (recorded in the report for replay)."""
@@ -82,6 +86,8 @@ def run_check(spec: CheckSpec, facts: Facts, config: CheckConfig) -> CheckOutcom
         return CheckOutcome(spec.id, spec.area, spec.title, CheckStatus.NOT_APPLICABLE)
     try:
         findings = tuple(f.with_check(spec.id) for f in spec.func(facts, config))
+    except NotApplicable:
+        return CheckOutcome(spec.id, spec.area, spec.title, CheckStatus.NOT_APPLICABLE)
     except Exception as exc:  # noqa: BLE001  (a broken rule must not hide the others)
         where = traceback.extract_tb(exc.__traceback__)[-1]
         crash = Finding(

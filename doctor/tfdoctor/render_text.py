@@ -55,6 +55,25 @@ def render_finding(f: Finding, color: bool) -> list[str]:
     return lines
 
 
+RECIPE_BADGE = {"passed": "[ok]", "failed": "[XX]", "error": "[XX]", "timeout": "[??]",
+                "crashed": "[??]", "skipped": "[--]", "not-run": "[--]"}
+
+
+def render_smoke(report: Report) -> list[str]:
+    """The smoke recipes that ran: device, status, time and the headline numbers."""
+    smoke = report.facts.smoke
+    if smoke is None:
+        return []
+    tf = f"TensorFlow {smoke.tf_version}" if smoke.tf_version else "TensorFlow"
+    lines = [f"Smoke work ({tf} in {smoke.python}, {smoke.seconds:.1f} s, {smoke.outcome}):"]
+    for r in smoke.recipes:
+        numbers = ", ".join(f"{k}={v:.3g}" for k, v in list(r.metrics.items())[:3])
+        took = f"{r.seconds:.2f} s" if r.seconds is not None else ""
+        lines.append(f"  {RECIPE_BADGE.get(r.status, '[??]')} {r.name:<22} {r.device or '':<8} "
+                     f"{took:>8}  {numbers or (r.detail or '')}".rstrip())
+    return lines + [""]
+
+
 def render_text(report: Report, *, verbose: bool = False, color: bool = False) -> str:
     """The whole text report; info findings and passing rows only with verbose."""
     lines = [headline(report), summary_line(report), ""]
@@ -66,6 +85,7 @@ def render_text(report: Report, *, verbose: bool = False, color: bool = False) -
     if hidden:
         lines.append(f"({hidden} info finding(s) hidden; -v shows them)")
         lines.append("")
+    lines.extend(render_smoke(report))
     lines.append("Checks:")
     for o in report.outcomes:
         if not verbose and o.status in (CheckStatus.PASSED, CheckStatus.NOT_APPLICABLE):
@@ -73,6 +93,7 @@ def render_text(report: Report, *, verbose: bool = False, color: bool = False) -
         badge, fg = BADGE[o.status]
         badge = click.style(badge, fg=fg) if (color and fg) else badge
         lines.append(f"  {badge} {o.check:<24} {o.title}")
-    passed = sum(o.status is CheckStatus.PASSED for o in report.outcomes)
-    lines.append(f"  {passed} of {len(report.outcomes)} checks passed")
+    tally = {status: sum(o.status is status for o in report.outcomes) for status in CheckStatus}
+    lines.append("  " + ", ".join(f"{n} {status.value}" for status, n in tally.items() if n)
+                 + ("" if verbose else " (-v lists every check)"))
     return "\n".join(lines) + "\n"

@@ -13,7 +13,7 @@ from tfdoctor.checks.driver import wants_gpu
 from tfdoctor.checks.usable import REQUIRED_LIBS
 from tfdoctor.facts import Facts, LibraryFacts
 from tfdoctor.findings import Finding, Remediation, Severity
-from tfdoctor.registry import CheckConfig, check
+from tfdoctor.registry import CheckConfig, NotApplicable, check
 
 DRIVER_ROOT = ("driver-not-installed", "driver-not-loaded", "driver-version-mismatch",
                "driver-permission-denied", "nvml-error")
@@ -27,7 +27,7 @@ def libcuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """libcuda.so.1 loads from the driver (not a toolkit stub) and cuInit succeeds."""
     c = facts.cuda_driver
     if not wants_gpu(facts):
-        return
+        raise NotApplicable
     ev = {"cuda_driver.library": c.library or "not loaded"}
     if c.crash:
         yield Finding("libcuda-crashed", Severity.ERROR,
@@ -87,7 +87,7 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Each library TF dlopens resolves, is at least as new as TF's build, and is not shadowed."""
     tf = facts.tensorflow
     if tf is None or not tf.is_cuda_build:
-        return
+        raise NotApplicable
     pip_pkg = {"cudart": "nvidia-cuda-runtime-cu12", "cudnn": "nvidia-cudnn-cu12",
                "cusolver": "nvidia-cusolver-cu12", "nvjitlink": "nvidia-nvjitlink-cu12"}
     for lib in facts.libraries:
@@ -148,8 +148,8 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 def nvidia_wheel_pins(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Installed nvidia-*-cu12 wheels satisfy the specifiers in TF's [and-cuda] extra."""
     tf = facts.tensorflow
-    if tf is None or not tf.and_cuda_pins:
-        return
+    if tf is None or not tf.and_cuda_pins or not any(p in facts.python.packages for p in tf.and_cuda_pins):
+        raise NotApplicable
     off = []
     for pkg, spec in sorted(tf.and_cuda_pins.items()):
         have = facts.python.packages.get(pkg)
@@ -178,7 +178,7 @@ def xla_toolchain(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     x = facts.xla
     tf = facts.tensorflow
     if x is None or tf is None or not tf.is_cuda_build:
-        return
+        raise NotApplicable
     searched = {"xla.searched": ", ".join(x.searched)}
     if x.xla_flags_data_dir and not x.xla_flags_data_dir_exists:
         yield Finding("xla-flags-bad-dir", Severity.ERROR,

@@ -8,7 +8,7 @@ from tfdoctor import compat
 from tfdoctor.checks.common import CUDA_COMPAT, TF_INSTALL, driver_tuple
 from tfdoctor.facts import Facts
 from tfdoctor.findings import Finding, Remediation, Severity
-from tfdoctor.registry import CheckConfig, check
+from tfdoctor.registry import CheckConfig, NotApplicable, check
 
 DRIVER_DOCS = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/index.html"
 MISMATCH_ERRORS = {"NVML_ERROR_LIB_RM_VERSION_MISMATCH"}
@@ -63,7 +63,7 @@ def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         return
     if error in ABSENT_ERRORS:
         if not wants_gpu(facts):
-            return
+            raise NotApplicable
         yield Finding(
             "driver-not-installed", Severity.ERROR,
             "No NVIDIA driver is installed: libnvidia-ml.so.1 cannot be loaded.",
@@ -102,6 +102,8 @@ def gpus_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     from tfdoctor.checks.usable import usable_gpu_count
 
     d = facts.driver
+    if not wants_gpu(facts) and config.expect_gpus is None:
+        raise NotApplicable
     if d.nvml_error is None and not d.gpus:
         yield Finding("no-gpus", Severity.ERROR,
                       "The NVIDIA driver is loaded but reports no GPUs.",
@@ -129,7 +131,7 @@ def driver_supports_cuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]
     tf = facts.tensorflow
     drv = facts.driver.driver_version
     if tf is None or not tf.is_cuda_build or not tf.cuda_version or not drv:
-        return
+        raise NotApplicable
     system = "windows" if (facts.platform.system or "").lower() == "windows" else "linux"
     req = compat.min_driver(tf.cuda_version, system)
     ok = compat.driver_cuda_ok(drv, tf.cuda_version, system)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from tfdoctor.checks.common import CUDA_ENV, parse_visible_devices
 from tfdoctor.facts import Facts
 from tfdoctor.findings import Finding, Remediation, Severity
-from tfdoctor.registry import CheckConfig, check
+from tfdoctor.registry import CheckConfig, NotApplicable, check
 
 
 @check("cuda-visible-devices", "CUDA_VISIBLE_DEVICES leaves the GPUs visible", "environment",
@@ -17,7 +17,9 @@ def cuda_visible_devices(facts: Facts, config: CheckConfig) -> Iterator[Finding]
     """An empty, "-1" or wrong CUDA_VISIBLE_DEVICES silently hides GPUs from TensorFlow."""
     value = facts.env.get("CUDA_VISIBLE_DEVICES")
     gpus = facts.driver.gpus
-    if value is None or not gpus:
+    if not gpus:
+        raise NotApplicable
+    if value is None:
         return
     chosen, bad = parse_visible_devices(value, gpus)
     ev = {"env.CUDA_VISIBLE_DEVICES": value, "driver.gpu_count": str(len(gpus))}

@@ -8,7 +8,7 @@ from tfdoctor import compat
 from tfdoctor.checks.common import TF_SOURCE, pip_install
 from tfdoctor.facts import Facts, GpuFacts
 from tfdoctor.findings import Finding, Remediation, Severity
-from tfdoctor.registry import CheckConfig, check
+from tfdoctor.registry import CheckConfig, NotApplicable, check
 
 MIG_DOCS = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
 THROTTLE_BAD = {
@@ -31,8 +31,8 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
     same major and a minor <= the device's; otherwise PTX of an older major is JIT-compiled.
     """
     tf = facts.tensorflow
-    if tf is None or not tf.is_cuda_build or not tf.compute_capabilities:
-        return
+    if tf is None or not tf.is_cuda_build or not tf.compute_capabilities or not facts.driver.gpus:
+        raise NotApplicable
     caps = ", ".join(tf.compute_capabilities)
     for g in facts.driver.gpus:
         if not g.compute_capability:
@@ -76,6 +76,8 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
               "gpu-no-tensor-cores"))
 def gpu_health(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Per-GPU conditions that hide devices or cut throughput."""
+    if not facts.driver.gpus:
+        raise NotApplicable
     amp = facts.env.get("TF_ENABLE_AUTO_MIXED_PRECISION", "").lower() in ("1", "true")
     for g in facts.driver.gpus:
         ev = _gpu(g)

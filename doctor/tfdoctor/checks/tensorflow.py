@@ -9,7 +9,7 @@ from tfdoctor.checks.common import TF_INSTALL, pip_install, pip_uninstall, versi
 from tfdoctor.checks.driver import wants_gpu
 from tfdoctor.facts import Facts
 from tfdoctor.findings import Finding, Remediation, Severity
-from tfdoctor.registry import CheckConfig, check
+from tfdoctor.registry import CheckConfig, NotApplicable, check
 
 CPU_ONLY_DISTS = {"tensorflow-cpu", "tensorflow-cpu-aws", "tf-nightly-cpu", "tensorflow-intel",
                   "intel-tensorflow", "tensorflow-macos"}
@@ -87,6 +87,8 @@ def tf_gpu_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             links=("https://www.tensorflow.org/install/pip#windows-native",))
         return
     if tf.is_cuda_build is not False or not facts.driver.gpus:
+        if not facts.driver.gpus:
+            raise NotApplicable
         return
     dists = ", ".join(d.name for d in tf.distributions)
     cpu_dists = [d.name for d in tf.distributions if d.name in CPU_ONLY_DISTS]
