@@ -4,7 +4,8 @@
 
 quick: `tfdoctor --quick --json` as a new process each time (cold interpreter), median of N
 runs, and the heavy modules it imported (must be none of tensorflow, textual, pynvml).
-Other sections (smoke, tui, fleet) are added by their own modules below.
+full: `tfdoctor --json` with smoke work against (bare `import tensorflow` + the smoke compute),
+in the tf-cpu test venv unless --python is given (target ratio <= 1.5).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 
 HEAVY = ("tensorflow", "textual", "pynvml")
+TF_CPU = Path.home() / ".cache" / "tfdoctor" / "test-envs" / "tf-cpu" / "bin" / "python"
 
 
 def tfdoctor_argv() -> list[str]:
@@ -55,6 +57,27 @@ def bench_quick(runs: int, python: str | None) -> None:
     print(f"  heavy modules imported: {heavy_imports(extra) or 'none'}")
 
 
+def bench_full(runs: int, python: str | None) -> None:
+    import json
+
+    target = python or str(TF_CPU)
+    imports = timed([target, "-c", "import tensorflow"], runs)
+    argv = [*tfdoctor_argv(), "--json", "--python", target]
+    totals, computes = [], []
+    for _ in range(runs):
+        start = time.perf_counter()
+        out = subprocess.run(argv, capture_output=True, text=True).stdout
+        totals.append(time.perf_counter() - start)
+        smoke = json.loads(out)["facts"]["smoke"]
+        computes.append(sum(r["seconds"] or 0 for r in smoke["recipes"] if r["name"] != "import"))
+    imp, compute, total = (statistics.median(x) for x in (imports, computes, totals))
+    print(f"full: tfdoctor --json --python {target}")
+    print(f"  bare import tensorflow  median {imp:.2f} s  runs {', '.join(f'{x:.2f}' for x in imports)}")
+    print(f"  smoke compute           median {compute:.2f} s")
+    print(f"  tfdoctor --json         median {total:.2f} s  runs {', '.join(f'{x:.2f}' for x in totals)}")
+    print(f"  ratio {total / (imp + compute):.2f} (target <= 1.5)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sections", nargs="*", default=["quick"])
@@ -64,6 +87,8 @@ def main() -> None:
     for section in args.sections:
         if section == "quick":
             bench_quick(args.runs, args.python)
+        elif section == "full":
+            bench_full(min(args.runs, 3), args.python)
         else:
             parser.error(f"unknown section {section}")
 

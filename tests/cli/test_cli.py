@@ -163,3 +163,48 @@ def test_entry_point_exit_code(tmp_path):
                           env={**os.environ, "NO_COLOR": "1"})
     assert proc.returncode == ExitCode.PROBLEMS
     assert json.loads(proc.stdout)["verdict"]["status"] == "problems"
+
+
+@pytest.mark.slow
+def test_full_run_real_tensorflow_cpu(tf_cpu_python):
+    """A full run on real tensorflow-cpu: smoke facts in the JSON, schema-valid, healthy, exit 0."""
+    exe = Path(sys.executable).parent / "tfdoctor"
+    proc = subprocess.run([str(exe), "--json", "--python", tf_cpu_python, "--only", "matmul,xla"],
+                          capture_output=True, text=True, timeout=300)
+    doc = json.loads(proc.stdout)
+    jsonschema.validate(doc, SCHEMA)
+    smoke = doc["facts"]["smoke"]
+    assert smoke["outcome"] == "completed" and smoke["tf_version"] == "2.21.0"
+    ran = {r["name"]: r["status"] for r in smoke["recipes"]}
+    assert ran["matmul"] == "passed" and ran["xla"] == "passed"
+    assert doc["verdict"]["status"] == "healthy" and proc.returncode == ExitCode.OK
+
+
+def test_unknown_recipe_is_usage_error():
+    """--only with a recipe that does not exist names the known ones and exits 2."""
+    result = invoke("--only", "matmul,warp-drive", "--json")
+    assert result.exit_code == ExitCode.USAGE
+    assert "warp-drive" in result.output and "matmul" in result.output
+
+
+@pytest.mark.slow
+def test_real_tf_and_cuda_without_driver(tf_cuda_python):
+    """Real tensorflow[and-cuda] 2.21, no driver: real library versions, driver named as root cause."""
+    exe = Path(sys.executable).parent / "tfdoctor"
+    proc = subprocess.run([str(exe), "--quick", "--json", "--python", tf_cuda_python],
+                          capture_output=True, text=True, timeout=120)
+    doc = json.loads(proc.stdout)
+    jsonschema.validate(doc, SCHEMA)
+    assert proc.returncode == ExitCode.PROBLEMS
+    assert doc["verdict"]["root_cause"] == "driver-not-installed"
+    libs = {lib["name"]: lib for lib in doc["facts"]["libraries"]}
+    cudnn = libs["cudnn"]
+    assert cudnn["version_source"] == "library" and cudnn["version"].startswith("9.")
+    assert "/site-packages/nvidia/cudnn/lib/libcudnn.so.9" in cudnn["path"]
+    assert libs["cudart"]["version"].startswith("12.") and libs["cudart"]["found_via"] == "runpath"
+    # TF 2.21's libtensorflow_framework.so.2 RUNPATH lacks nvidia/cusolver/lib: a real TF bug.
+    assert libs["cusolver"]["path"] is None and libs["cusolver"]["other_copies"]
+    missing = [f for f in doc["findings"] if f["id"] == "cuda-library-missing"
+               and f["evidence"]["library.soname"] == "libcusolver.so.11"]
+    assert missing and missing[0]["severity"] == "error"
+    assert missing[0]["remediation"]["fix_id"] == "activation-hook-ld-library-path"
