@@ -191,6 +191,22 @@ def test_crashing_check_becomes_a_row(monkeypatch):
     assert len(report.outcomes) == len(all_checks())
 
 
+def test_old_cudart_is_too_old():
+    """A CUDA 12.2 runtime under a TF built with 12.5 lacks symbols TF uses."""
+    facts = change(H, libraries=_lib("cudart", version="12.2.140"))
+    finding = next(f for f in judge(facts).findings if f.id == "cuda-library-too-old")
+    assert "libcudart.so.12 is version 12.2.140" in finding.message
+    assert finding.evidence["tensorflow.built_with.cudart"] == "12.5.1"
+
+
+def test_only_other_major_present_is_named():
+    """Only libcudnn.so.8 for a TF that needs .so.9: the hint names the wrong-major copy."""
+    facts = change(H, libraries=_lib("cudnn", path=None, found_via=None, version=None,
+                                     other_versions=("/usr/lib/x86_64-linux-gnu/libcudnn.so.8",)))
+    finding = next(f for f in judge(facts).findings if f.id == "cuda-library-missing")
+    assert "libcudnn.so.8" in finding.hint and finding.severity is Severity.ERROR
+
+
 def test_windows_shim_is_not_a_conflict():
     """`tensorflow` on Windows 2.12-2.19 requires tensorflow-intel: two dists, one TensorFlow."""
     facts = change(H, tensorflow=_tf(

@@ -76,6 +76,8 @@ def _lib_ev(lib: LibraryFacts) -> dict[str, str]:
         ev["library.found_via"] = lib.found_via
     if lib.other_copies:
         ev["library.other_copies"] = ", ".join(lib.other_copies)
+    if lib.other_versions:
+        ev["library.other_versions"] = ", ".join(lib.other_versions)
     return ev
 
 
@@ -102,6 +104,9 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             hint = ("A pip copy exists but TensorFlow's RUNPATH does not reach it: add its directory "
                     "to LD_LIBRARY_PATH (tfdoctor fix writes an activation hook)." if pip_copy else
                     "Install TensorFlow's CUDA libraries from pip: tensorflow[and-cuda].")
+            if lib.other_versions and not pip_copy:
+                hint = (f"Only another major version is installed ({lib.other_versions[0]}); "
+                        f"TensorFlow {tf.version} needs {lib.soname}. " + hint)
             yield Finding(
                 "cuda-library-missing", Severity.ERROR if required else Severity.WARNING,
                 f"TensorFlow cannot load {lib.soname}, {effect}.", ev, hint=hint,
@@ -117,18 +122,21 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                           {**ev, "library.error": lib.error},
                           hint="A library that crashes when asked its version is likely corrupt "
                           "or built for another CUDA: reinstall it.")
-        built = tf.cudnn_version if lib.name == "cudnn" else None
+        # cuDNN checks major and minor at load time (cuda_dnn.cc); the CUDA runtime must be at
+        # least the toolkit TF was built with, or newer symbols are missing.
+        built = {"cudnn": tf.cudnn_version, "cudart": tf.cuda_version}.get(lib.name)
         have = version(lib.version)
         need = version(built)
         if have and need and have.major == need.major and (have.major, have.minor) < (need.major, need.minor):
             pkg = pip_pkg.get(lib.name, "nvidia-cudnn-cu12")
+            quote = (f" (\"Loaded runtime CuDNN library: {lib.version} but source was compiled "
+                     f"with: {built}\")" if lib.name == "cudnn" else "")
             yield Finding(
                 "cuda-library-too-old", Severity.ERROR,
                 f"{lib.soname} is version {lib.version}, older than the {built} TensorFlow "
-                f"{tf.version} was compiled with (\"Loaded runtime CuDNN library: {lib.version} "
-                f"but source was compiled with: {built}\").",
-                {**ev, "tensorflow.cudnn_version": built},
-                hint="Install a cuDNN at least as new as TensorFlow's build, first on the loader path.",
+                f"{tf.version} was compiled with{quote}.",
+                {**ev, f"tensorflow.built_with.{lib.name}": built},
+                hint=f"Put a {lib.name} at least as new as TensorFlow's build first on the loader path.",
                 remediation=Remediation("repin-nvidia-wheels", (
                     pip_install(facts, f"{pkg}>={built}"),)), links=(TF_INSTALL,))
         shadowed_pip = [p for p in lib.other_copies if "/site-packages/nvidia/" in p]

@@ -48,10 +48,13 @@ def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         return
     if error in NOT_LOADED_ERRORS or (error in ABSENT_ERRORS and d.nouveau_loaded):
         reason = "nouveau is loaded instead" if d.nouveau_loaded else "the nvidia module is not loaded"
+        if d.secure_boot and not d.nouveau_loaded:
+            reason += " (Secure Boot is on: an unsigned module is refused)"
         yield Finding(
             "driver-not-loaded", Severity.ERROR,
             f"The NVIDIA kernel driver is not running: {reason}.",
-            {**evidence, "driver.nouveau_loaded": str(d.nouveau_loaded).lower()},
+            {**evidence, "driver.nouveau_loaded": str(d.nouveau_loaded).lower(),
+             "driver.secure_boot": str(d.secure_boot).lower()},
             hint="Blacklist nouveau and reboot; with Secure Boot on, enrol the NVIDIA module's key "
                  "(mokutil) or sign the module, then `sudo modprobe nvidia`.",
             remediation=Remediation("blacklist-nouveau", (
