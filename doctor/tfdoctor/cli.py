@@ -13,6 +13,7 @@ import click
 
 from tfdoctor import __version__
 from tfdoctor.exit_codes import ExitCode
+from tfdoctor.share.commands import fleet, prometheus_option, report
 
 if TYPE_CHECKING:
     from tfdoctor.report import Report
@@ -30,7 +31,7 @@ def judge_options(func: Any) -> Any:
                         help="Fail when TensorFlow can use fewer GPUs than this.")(func)
     func = click.option("-v", "--verbose", is_flag=True,
                         help="Also show info findings and passing checks.")(func)
-    return func
+    return prometheus_option(func)
 
 
 def resolve_python(value: str | None) -> str:
@@ -47,8 +48,9 @@ def resolve_python(value: str | None) -> str:
     return os.path.abspath(found)
 
 
-def emit(report: Report, *, as_json: bool, verbose: bool, fail_on: str) -> ExitCode:
-    """Write the report to stdout and decide the exit code (the only place that does both)."""
+def emit(report: Report, *, as_json: bool, verbose: bool, fail_on: str,
+         prometheus_textfile: Path | None = None) -> ExitCode:
+    """Write the report to stdout (and metrics) and decide the exit code: the only place."""
     from tfdoctor.console import color_enabled
     from tfdoctor.exit_codes import exit_code_for
     from tfdoctor.render_text import render_text
@@ -58,6 +60,10 @@ def emit(report: Report, *, as_json: bool, verbose: bool, fail_on: str) -> ExitC
         click.echo(json.dumps(report.to_dict(exit_code=int(code)), indent=2))
     else:
         click.echo(render_text(report, verbose=verbose, color=color_enabled(sys.stdout)), nl=False)
+    if prometheus_textfile is not None:
+        from tfdoctor.share.prometheus import write_prometheus_textfile
+
+        write_prometheus_textfile(report, prometheus_textfile, exit_code=int(code))
     return code
 
 
@@ -101,7 +107,7 @@ class DoctorGroup(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budget: float,
         python: str | None, save: Path | None, no_tui: bool, as_json: bool, fail_on: str,
-        expect_gpus: int | None, verbose: bool) -> None:
+        expect_gpus: int | None, verbose: bool, prometheus_textfile: Path | None) -> None:
     """Diagnose TensorFlow on NVIDIA GPUs: driver, CUDA, cuDNN, versions, devices, libraries,
     then real work (matmul, conv, mixed precision, XLA, multi-GPU) in the target interpreter.
 
@@ -122,8 +128,11 @@ def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budge
         ctx.exit(run_tui(host, config, smoke))
     report = diagnose_with_progress(host, config, smoke)
     if save:
-        write_private(save, json.dumps(report.facts.to_dict(), indent=2) + "\n")
-    ctx.exit(emit(report, as_json=as_json, verbose=verbose, fail_on=fail_on))
+        from tfdoctor.share.atomic import write_atomic
+
+        write_atomic(save, json.dumps(report.facts.to_dict(), indent=2) + "\n")
+    ctx.exit(emit(report, as_json=as_json, verbose=verbose, fail_on=fail_on,
+                  prometheus_textfile=prometheus_textfile))
 
 
 def parse_only(value: str | None) -> tuple[str, ...] | None:
@@ -154,24 +163,12 @@ def diagnose_with_progress(host: Any, config: Any, smoke: Any) -> Report:
         progress_done()
 
 
-def write_private(path: Path, text: str) -> None:
-    """Write a file only its owner can read: facts can name paths and devices."""
-    from tfdoctor.errors import InputFileError
-
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as exc:
-        raise InputFileError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
 @cli.command()
 @click.argument("file", type=click.Path(path_type=Path))
 @judge_options
 @click.pass_context
 def replay(ctx: click.Context, file: Path, as_json: bool, fail_on: str, expect_gpus: int | None,
-           verbose: bool) -> None:
+           verbose: bool, prometheus_textfile: Path | None) -> None:
     """Re-diagnose saved facts (or a --json report) with today's tables and rules."""
     from tfdoctor.registry import CheckConfig
     from tfdoctor.report import build_report, load_facts_file
@@ -179,7 +176,8 @@ def replay(ctx: click.Context, file: Path, as_json: bool, fail_on: str, expect_g
     facts, config = load_facts_file(file)
     if expect_gpus is not None:
         config = CheckConfig(expect_gpus=expect_gpus)
-    ctx.exit(emit(build_report(facts, config), as_json=as_json, verbose=verbose, fail_on=fail_on))
+    ctx.exit(emit(build_report(facts, config), as_json=as_json, verbose=verbose, fail_on=fail_on,
+                  prometheus_textfile=prometheus_textfile))
 
 
 @cli.command(name="checks")
@@ -213,6 +211,10 @@ def explain(id: str) -> None:
                 click.echo(f"Explained by: {', '.join(s.consequence_of)}")
             return
     raise TfdoctorError(f"no check or finding named {id!r} (see `tfdoctor checks`)")
+
+
+cli.add_command(report)
+cli.add_command(fleet)
 
 
 def main() -> None:

@@ -1,0 +1,99 @@
+"""What a secret looks like: token formats, passwords in URLs, key=value pairs, high-entropy words.
+
+Redaction is by allowlist first (only allowlisted environment variables enter the facts); these
+patterns are the second line, applied to every string that does leave: an allowlisted variable
+can still carry a token (a path with a token in it, a URL with a password).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+REDACTED = "<redacted>"
+
+# Credentials inside URLs: scheme://user:password@host (RFC 3986 userinfo). Both parts go:
+# the user name identifies a person too.
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@:]+:[^/\s@]*@")
+
+# Published token formats (each vendor documents its prefix so scanners can find leaks):
+# GitHub ghp_/gho_/ghu_/ghs_/ghr_ and github_pat_, Hugging Face hf_, AWS access key ids
+# AKIA/ASIA, Slack xox?-, OpenAI/Anthropic-style sk-, GitLab glpat-, Google AIza and ya29.,
+# npm_, PyPI pypi-, and JSON Web Tokens (three base64url parts, the first two starting "eyJ").
+_TOKENS = re.compile(
+    r"(?<![A-Za-z0-9])(?:"
+    r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}|"
+    r"(?:AKIA|ASIA)[A-Z0-9]{16}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}|"
+    r"glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{20,}|"
+    r"npm_[A-Za-z0-9]{36}|pypi-[A-Za-z0-9_-]{50,}|"
+    r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
+)
+
+_SECRET_WORD = (
+    r"(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|access[_-]?key|private[_-]?key|"
+    r"credentials?|auth)"
+)
+
+# name=value or name: value where the name says it is a secret (token=..., PASSWORD: ...).
+_KEY_VALUE = re.compile(
+    r"(?i)(?<![A-Za-z0-9])([A-Za-z0-9_.-]*" + _SECRET_WORD + r"[A-Za-z0-9_.-]*)"
+    r"(\s*[=:]\s*)([\"']?)((?!/)[^\s\"'&;,]{4,})"
+)
+_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/-]{8,}=*")
+
+# Long words of mixed case and digits (base64 keys, AWS secret keys) or long hex (API keys such
+# as Weights & Biases'); ordinary paths, versions and library names never look like this.
+_MIXED = re.compile(
+    r"(?<![A-Za-z0-9+=_-])(?!(?:MIG-)?GPU-|MIG-)[A-Za-z0-9+=_-]{32,}(?![A-Za-z0-9+=_-])"
+)
+# AWS secret access keys: exactly 40 base64 characters, "/" and "+" included.
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_HEX = re.compile(r"(?<![A-Za-z0-9])(?:[0-9a-f]{32,}|[0-9A-F]{32,})(?![A-Za-z0-9])")
+
+_SECRET_NAME = re.compile(r"(?i)" + _SECRET_WORD + r"|(?:^|_)key(?:$|_)|session|cookie")
+_NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD", "SSH_AUTH_SOCK", "XAUTHORITY"})
+
+
+def _mixed_case_digits(word: str) -> bool:
+    return (
+        any(c.islower() for c in word)
+        and any(c.isupper() for c in word)
+        and any(c.isdigit() for c in word)
+    )
+
+
+def scrub_secrets(text: str, literals: tuple[str, ...] = ()) -> str:
+    """`text` with every secret-looking part replaced by <redacted>; known secret values first."""
+    for value in literals:
+        if value in text:
+            text = text.replace(value, REDACTED)
+    text = _URL_USERINFO.sub(lambda m: m.group(1) + REDACTED + "@", text)
+    text = _TOKENS.sub(REDACTED, text)
+    text = _BEARER.sub(lambda m: m.group(1) + " " + REDACTED, text)
+    text = _KEY_VALUE.sub(lambda m: m.group(1) + m.group(2) + m.group(3) + REDACTED, text)
+    text = _MIXED.sub(lambda m: REDACTED if _mixed_case_digits(m.group(0)) else m.group(0), text)
+    text = _AWS_SECRET.sub(
+        lambda m: REDACTED if _mixed_case_digits(m.group(0)) else m.group(0), text
+    )
+    return _HEX.sub(
+        lambda m: (
+            REDACTED
+            if any(c.isdigit() for c in m.group(0)) and any(c.isalpha() for c in m.group(0))
+            else m.group(0)
+        ),
+        text,
+    )
+
+
+def secret_env_values(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """Values of this process's variables whose names say they are secrets (HF_TOKEN, ...).
+
+    None of them is allowlisted, so none should reach a report; they are matched literally in
+    everything written as a last check that no probe copied one into free text (a log line).
+    """
+    values = {
+        v
+        for k, v in environ.items()
+        if k not in _NOT_SECRET_NAMES and _SECRET_NAME.search(k) and len(v) >= 8
+    }
+    return tuple(sorted(values, key=len, reverse=True))

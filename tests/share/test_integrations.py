@@ -1,0 +1,192 @@
+"""The shipped scheduler and provisioning scripts, run against the real CLI replaying facts.
+
+A fake `tfdoctor` on PATH runs `python -m tfdoctor replay FACTS --json` (so each exit code comes
+from the real CLI), and fake `scontrol` / `logger` record what the scripts asked them to do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from share_helpers import change, healthy, write_json
+from tfdoctor.facts import ProbeIssue
+
+ROOT = Path(__file__).parents[2] / "integrations"
+SLURM = ROOT / "slurm" / "tfdoctor-slurm.sh"
+NPD = ROOT / "kubernetes" / "tfdoctor-npd.sh"
+GATE = ROOT / "provisioning" / "tfdoctor-gate.sh"
+
+FAKE_TFDOCTOR = """#!/bin/sh
+echo "$@" >> "$FAKE_LOG/tfdoctor.args"
+[ -n "${FAKE_SLEEP:-}" ] && sleep "$FAKE_SLEEP"
+exec "$FAKE_PYTHON" -m tfdoctor replay "$FAKE_FACTS" --json
+"""
+FAKE_SCONTROL = """#!/bin/sh
+echo "$@" >> "$FAKE_LOG/scontrol.args"
+if [ "$1 $2" = "-o show" ]; then
+  echo "NodeName=$4 State=IDLE+DRAIN Reason=${FAKE_REASON:-none} [root@2026-11-22T00:00:00]"
+fi
+"""
+FAKE_LOGGER = """#!/bin/sh
+echo "$@" >> "$FAKE_LOG/logger.args"
+"""
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> dict[int, Path]:
+    """Facts files whose replay exits 0, 1, 3, and a damaged one (exit 2)."""
+    root = tmp_path_factory.mktemp("recorded")
+    incomplete = change(
+        healthy(), probe_issues=(ProbeIssue("xla", "timeout", "killed after 10 s"),)
+    )
+    files = {0: healthy(), 1: change(healthy(), env={"CUDA_VISIBLE_DEVICES": ""}), 3: incomplete}
+    paths = {code: write_json(root / f"exit{code}.json", f.to_dict()) for code, f in files.items()}
+    paths[2] = root / "damaged.json"
+    paths[2].write_text('{"schema_version": "1"')
+    return paths
+
+
+def run(script: Path, tmp_path: Path, facts: Path, **env: str) -> tuple[int, str, dict[str, str]]:
+    """Run a shipped script with the fakes first on PATH; returns (exit, stdout, recorded calls)."""
+    bin_dir, log = tmp_path / "bin", tmp_path / "log"
+    for d in (bin_dir, log):
+        d.mkdir(exist_ok=True)
+    for name, text in (
+        ("tfdoctor", FAKE_TFDOCTOR),
+        ("scontrol", FAKE_SCONTROL),
+        ("logger", FAKE_LOGGER),
+    ):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    full = {
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "FAKE_LOG": str(log),
+        "FAKE_PYTHON": sys.executable,
+        "FAKE_FACTS": str(facts),
+        "SLURMD_NODENAME": "gpu-n1",
+        "TFDOCTOR_STATE_DIR": str(tmp_path / "state"),
+        "HOME": str(tmp_path),
+        **env,
+    }
+    proc = subprocess.run(["sh", str(script)], env=full, capture_output=True, text=True, timeout=60)
+    calls = {p.stem: p.read_text() for p in log.iterdir()}
+    return proc.returncode, proc.stdout, calls
+
+
+def test_slurm_drains_on_problems_with_the_root_cause(tmp_path, recorded):
+    """Exit 1: drain this node, the reason names the root cause; a health check still exits 0."""
+    code, _, calls = run(SLURM, tmp_path, recorded[1])
+    assert code == 0
+    assert calls["scontrol"].strip() == (
+        "update NodeName=gpu-n1 State=DRAIN Reason=tfdoctor: cuda-visible-devices-hides-all"
+    )
+    assert "--quick --json" in calls["tfdoctor"]
+    assert (
+        json.loads((tmp_path / "state" / "last.json").read_text())["verdict"]["status"]
+        == "problems"
+    )
+
+
+def test_slurm_prolog_fails_so_the_job_is_requeued(tmp_path, recorded):
+    """As a Prolog (SLURM_JOB_ID set) it drains and exits 1: Slurm requeues the job."""
+    code, _, calls = run(SLURM, tmp_path, recorded[1], SLURM_JOB_ID="42")
+    assert code == 1 and "State=DRAIN" in calls["scontrol"]
+
+
+@pytest.mark.parametrize("exit_code, words", [(3, "could not check"), (2, "exit 2")])
+def test_slurm_leaves_the_node_alone_when_it_could_not_check(tmp_path, recorded, exit_code, words):
+    """Exit 3 (a probe hung) and 2 (bad input) never drain: only a log line."""
+    code, _, calls = run(SLURM, tmp_path, recorded[exit_code])
+    assert code == 0 and "scontrol" not in calls
+    assert words in calls["logger"]
+
+
+def test_slurm_resumes_only_nodes_it_drained(tmp_path, recorded):
+    """Exit 0 resumes a node drained by tfdoctor, and leaves one drained by someone else."""
+    code, _, calls = run(SLURM, tmp_path, recorded[0], FAKE_REASON="tfdoctor: old-cause")
+    assert code == 0 and "update NodeName=gpu-n1 State=RESUME" in calls["scontrol"]
+    other = tmp_path / "other"
+    other.mkdir()
+    code, _, calls = run(SLURM, other, recorded[0], FAKE_REASON="hardware-repair")
+    assert "State=RESUME" not in calls["scontrol"]
+
+
+def test_slurm_timeout_is_not_a_drain(tmp_path, recorded):
+    """A tfdoctor that outlives its time limit leaves the node alone (slurmd allows 60 s)."""
+    code, _, calls = run(SLURM, tmp_path, recorded[1], FAKE_SLEEP="5", TFDOCTOR_TIMEOUT="1")
+    assert code == 0 and "scontrol" not in calls and "did not finish" in calls["logger"]
+
+
+@pytest.mark.parametrize(
+    "exit_code, npd, message",
+    [
+        (0, 0, "tfdoctor: healthy"),
+        (1, 1, "tfdoctor: cuda-visible-devices-hides-all"),
+        (3, 2, "tfdoctor: could not check"),
+        (2, 2, "tfdoctor: did not run (exit 2)"),
+    ],
+)
+def test_npd_plugin_maps_exit_codes(tmp_path, recorded, exit_code, npd, message):
+    """node-problem-detector reads 0 OK, 1 NonOK, other Unknown, and the first stdout line."""
+    code, out, _ = run(NPD, tmp_path, recorded[exit_code])
+    assert (code, out.strip()) == (npd, message) and len(message) <= 80
+
+
+def test_npd_config_is_valid_for_the_plugin():
+    """What NPD's config validation checks: plugin "custom", rule timeouts within the global
+    one, a default condition for every permanent rule, and the rule runs the shipped script."""
+    config = json.loads((ROOT / "kubernetes" / "tfdoctor-monitor.json").read_text())
+    assert config["plugin"] == "custom"
+    seconds = {"s": 1, "m": 60}
+    to_s = lambda t: int(t[:-1]) * seconds[t[-1]]  # noqa: E731
+    conditions = {c["type"] for c in config["conditions"]}
+    for rule in config["rules"]:
+        assert to_s(rule["timeout"]) <= to_s(config["pluginConfig"]["timeout"])
+        assert rule["type"] != "permanent" or rule["condition"] in conditions
+        assert Path(rule["path"]).name == NPD.name
+
+
+def test_kubernetes_manifests_run_tfdoctor_json():
+    """The DaemonSet and the Job parse and run `tfdoctor --quick --json`."""
+    ds = yaml.safe_load((ROOT / "kubernetes" / "daemonset.yaml").read_text())
+    job = yaml.safe_load((ROOT / "kubernetes" / "job.yaml").read_text())
+    assert ds["kind"] == "DaemonSet" and job["kind"] == "Job"
+    script = ds["spec"]["template"]["spec"]["containers"][0]["args"][0]
+    assert "tfdoctor --quick --json --prometheus-textfile /textfile/tfdoctor.prom" in script
+    assert job["spec"]["template"]["spec"]["containers"][0]["command"] == [
+        "tfdoctor",
+        "--quick",
+        "--json",
+    ]
+
+
+@pytest.mark.parametrize(
+    "exit_code, strict, gate", [(0, "0", 0), (1, "0", 1), (3, "0", 0), (3, "1", 1), (2, "0", 2)]
+)
+def test_provisioning_gate(tmp_path, recorded, exit_code, strict, gate):
+    """Provisioning fails on problems, passes "could not check" unless strict, keeps the report."""
+    report = tmp_path / "report.json"
+    code, _, _ = run(
+        GATE, tmp_path, recorded[exit_code], TFDOCTOR_STRICT=strict, TFDOCTOR_REPORT=str(report)
+    )
+    assert code == gate and report.exists()
+
+
+def test_cloud_init_embeds_the_gate_and_ansible_tolerates_exit_3():
+    """The cloud-init example ships the same gate script; the playbook fails on 1 and 2 only."""
+    cloud = yaml.safe_load((ROOT / "provisioning" / "cloud-init.yaml").read_text())
+    assert cloud["write_files"][0]["content"] == GATE.read_text()
+    assert ["/usr/local/sbin/tfdoctor-gate.sh"] in cloud["runcmd"]
+    play = yaml.safe_load((ROOT / "provisioning" / "ansible-playbook.yml").read_text())[0]
+    tasks = {t["name"]: t for t in play["tasks"]}
+    assert tasks["Run tfdoctor"]["ansible.builtin.command"] == "tfdoctor --quick --json"
+    assert (
+        tasks["Fail when tfdoctor found problems or did not run"]["when"]
+        == "tfdoctor.rc not in [0, 3]"
+    )
