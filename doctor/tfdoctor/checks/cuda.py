@@ -18,6 +18,7 @@ from tfdoctor.registry import CheckConfig, NotApplicable, check
 DRIVER_ROOT = ("driver-not-installed", "driver-not-loaded", "driver-version-mismatch",
                "driver-permission-denied", "nvml-error")
 WSL_LIB = "/usr/lib/wsl/lib"
+OPTIONAL_LIBS = ("nvshmem",)
 
 
 @check("libcuda", "CUDA driver library loads and initialises", "cuda",
@@ -100,6 +101,10 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             required = lib.name in REQUIRED_LIBS
             effect = ("so it will skip every GPU (\"Cannot dlopen some GPU libraries\")" if required
                       else "so the operations that need it fail when first used")
+            severity = Severity.ERROR if required else Severity.WARNING
+            if lib.name in OPTIONAL_LIBS and not lib.other_copies:
+                # NVSHMEM serves only XLA's NVSHMEM collectives; TF's [and-cuda] adds it from 2.22.
+                effect, severity = "which only XLA's NVSHMEM collectives use", Severity.INFO
             pip_copy = [p for p in lib.other_copies if "/nvidia/" in p]
             hint = ("A pip copy exists but TensorFlow's RUNPATH does not reach it: add its directory "
                     "to LD_LIBRARY_PATH (tfdoctor fix writes an activation hook)." if pip_copy else
@@ -108,12 +113,13 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                 hint = (f"Only another major version is installed ({lib.other_versions[0]}); "
                         f"TensorFlow {tf.version} needs {lib.soname}. " + hint)
             yield Finding(
-                "cuda-library-missing", Severity.ERROR if required else Severity.WARNING,
+                "cuda-library-missing", severity,
                 f"TensorFlow cannot load {lib.soname}, {effect}.", ev, hint=hint,
                 remediation=Remediation("activation-hook-ld-library-path", (
                     f"export LD_LIBRARY_PATH={shlex.quote(os.path.dirname(pip_copy[0]))}"
-                    ":$LD_LIBRARY_PATH",)) if pip_copy else Remediation(
-                    "install-tf-and-cuda", (pip_install(facts, f"tensorflow[and-cuda]=={tf.version}"),)),
+                    ":$LD_LIBRARY_PATH",)) if pip_copy else None if severity is Severity.INFO
+                else Remediation("install-tf-and-cuda", (
+                    pip_install(facts, f"tensorflow[and-cuda]=={tf.version}"),)),
                 links=(TF_INSTALL,))
             continue
         if lib.error:
