@@ -13,6 +13,7 @@ import click
 
 from tfdoctor import __version__
 from tfdoctor.exit_codes import ExitCode
+from tfdoctor.fixing.commands import fix
 from tfdoctor.share.commands import fleet, prometheus_option, report
 
 if TYPE_CHECKING:
@@ -213,6 +214,7 @@ def explain(id: str) -> None:
     raise TfdoctorError(f"no check or finding named {id!r} (see `tfdoctor checks`)")
 
 
+cli.add_command(fix)
 cli.add_command(report)
 cli.add_command(fleet)
 

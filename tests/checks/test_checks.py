@@ -207,6 +207,18 @@ def test_only_other_major_present_is_named():
     assert "libcudnn.so.8" in finding.hint and finding.severity is Severity.ERROR
 
 
+def test_conflict_keeps_the_right_distribution():
+    """On a CPU machine with tensorflow-cpu's files on disk, the fix keeps tensorflow-cpu."""
+    facts = change(H, driver={"gpus": (), "device_nodes": ()}, tensorflow=_tf(
+        distributions=(Distribution("tensorflow-cpu", "2.21.0"), Distribution("tensorflow-gpu", "2.12.0")),
+        files_from="tensorflow-cpu"))
+    finding = next(f for f in judge(facts).findings if f.id == "tf-multiple-distributions")
+    assert finding.evidence["keep"] == "tensorflow-cpu"
+    uninstall, reinstall = finding.remediation.commands
+    assert uninstall.endswith("uninstall -y tensorflow-gpu")
+    assert "tensorflow-cpu==2.21.0" in reinstall and "--force-reinstall" in reinstall
+
+
 def test_windows_shim_is_not_a_conflict():
     """`tensorflow` on Windows 2.12-2.19 requires tensorflow-intel: two dists, one TensorFlow."""
     facts = change(H, tensorflow=_tf(

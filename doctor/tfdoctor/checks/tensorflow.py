@@ -46,17 +46,21 @@ def tf_installed(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     # or tensorflow-cpu-aws: a distribution that TF itself requires is not a conflict.
     names = [d.name for d in tf.distributions if d.name not in tf.requirements]
     if len(names) > 1:
-        extra = [n for n in names if n != "tensorflow"] if "tensorflow" in names else names[1:]
+        # Keep the GPU build on a GPU machine, else the one whose files are on disk now.
+        gpu = bool(facts.driver.gpus or facts.driver.device_nodes)
+        keep = "tensorflow" if gpu and "tensorflow" in names else (
+            tf.files_from if tf.files_from in names else names[0])
+        kept = next(d for d in tf.distributions if d.name == keep)
         yield Finding(
             "tf-multiple-distributions", Severity.ERROR,
             f"{len(names)} TensorFlow distributions share one `tensorflow` package: "
             f"{', '.join(f'{d.name} {d.version}' for d in tf.distributions)}.",
-            {"tensorflow.distributions": ", ".join(names)},
-            hint="They overwrite each other's files; keep one. Remove the others, then reinstall "
-                 "the one you keep so its files are whole.",
+            {"tensorflow.distributions": ", ".join(names), "keep": keep},
+            hint=f"They overwrite each other's files; keep {keep}. Remove the others, then "
+                 "reinstall it so its files are whole.",
             remediation=Remediation("remove-conflicting-tf", (
-                pip_uninstall(facts, *extra),
-                pip_install(facts, f"tensorflow[and-cuda]=={_target_tf(facts)}",
+                pip_uninstall(facts, *(n for n in names if n != keep)),
+                pip_install(facts, f"{keep}=={kept.version}",
                             extra=("--force-reinstall", "--no-deps")))),
             links=(TF_INSTALL,))
     if tf.version and compat.tf_release(tf.version) is None:

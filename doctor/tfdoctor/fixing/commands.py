@@ -1,0 +1,169 @@
+"""`tfdoctor fix`: show the fix plan (dry run), apply it with confirmation, or undo the last apply.
+
+Module scope imports only click and the standard library, so `tfdoctor --help` stays light.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from tfdoctor.fixing.model import FixPlan, FixStep
+    from tfdoctor.report import Report
+
+
+@click.command()
+@click.option("--python", "python", metavar="PATH",
+              help="Interpreter whose environment to fix (default: tfdoctor's own).")
+@click.option("--apply", "do_apply", is_flag=True, help="Apply the plan (asks before each step).")
+@click.option("--yes", "-y", is_flag=True, help="Answer yes for every step that needs no root.")
+@click.option("--allow-root", is_flag=True,
+              help="Also offer to run root commands; each one is shown and must be confirmed.")
+@click.option("--undo", is_flag=True, help="Revert the last apply in this environment.")
+@click.option("--plan-out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Save the plan as JSON to review and apply later on this machine.")
+@click.option("--plan", "plan_file", type=click.Path(dir_okay=False, path_type=Path),
+              metavar="FILE", help="Use a plan saved with --plan-out instead of diagnosing.")
+@click.option("--json", "as_json", is_flag=True, help="Write one JSON document to stdout.")
+@click.pass_context
+def fix(ctx: click.Context, python: str | None, do_apply: bool, yes: bool, allow_root: bool,
+        undo: bool, plan_out: Path | None, plan_file: Path | None, as_json: bool) -> None:
+    """Fix what the diagnosis found: a dry run by default; --apply changes things, --undo reverts.
+
+    Journal and backups: $XDG_STATE_HOME/tfdoctor (default ~/.local/state/tfdoctor).
+    """
+    from tfdoctor.cli import resolve_python
+    from tfdoctor.errors import FixError
+
+    if undo and (do_apply or plan_file):
+        raise FixError("--undo cannot be combined with --apply or --plan")
+    if plan_file is not None:
+        from tfdoctor.fixing.model import load_plan
+
+        plan, before = load_plan(plan_file), None
+        if python is not None and resolve_python(python) != plan.python:
+            raise FixError(f"{plan_file} is a plan for {plan.python}, not {python}")
+    elif undo:
+        ctx.exit(_undo(resolve_python(python), as_json))
+        return
+    else:
+        before = _diagnose(resolve_python(python), None)
+        from tfdoctor.fixing.planner import plan_fixes
+
+        plan = plan_fixes(before)
+    if plan_out is not None:
+        from tfdoctor.fixing.model import save_plan
+
+        save_plan(plan, plan_out)
+    ctx.exit(_run(plan, before, do_apply=do_apply, yes=yes, allow_root=allow_root, as_json=as_json))
+
+
+def _diagnose(python: str, env: dict[str, str] | None) -> Report:
+    from tfdoctor.diagnose import diagnose
+    from tfdoctor.host import Host
+
+    host = Host(python=python) if env is None else Host(python=python, env=env)
+    return diagnose(host)  # static checks only (no smoke): fast, and never imports TF here
+
+
+def _previews(plan: FixPlan) -> dict[int, Any]:
+    from tfdoctor.fixing.preview import preview_files
+
+    return {i: preview_files(s) for i, s in enumerate(plan.steps) if s.files}
+
+
+def _run(plan: FixPlan, before: Report | None, *, do_apply: bool, yes: bool, allow_root: bool,
+         as_json: bool) -> int:
+    from tfdoctor.console import note
+    from tfdoctor.exit_codes import ExitCode
+    from tfdoctor.fixing.render import render_plan
+
+    previews = _previews(plan)
+    if not do_apply:
+        if as_json:
+            click.echo(json.dumps(_plan_json(plan, previews), indent=2))
+        else:
+            click.echo(render_plan(plan, previews, dry_run=True), nl=False)
+        return ExitCode.OK
+    from tfdoctor.fixing.apply import apply_plan
+    from tfdoctor.fixing.render import render_apply, render_step
+
+    if not as_json:
+        note(render_plan(plan, previews, dry_run=False))
+
+    def confirm(step: FixStep) -> bool:
+        if yes:
+            return True
+        note(render_step(plan.steps.index(step) + 1, step, previews.get(plan.steps.index(step))))
+        return click.confirm(f"Apply {step.fix_id}?", default=False, err=True)
+
+    def confirm_root(step: FixStep) -> bool:
+        note("As root, tfdoctor would run:\n" + "\n".join(f"  $ {c}" for c in step.commands))
+        return click.confirm(f"Run {step.fix_id} as root?", default=False, err=True)
+
+    result = apply_plan(plan, confirm, confirm_root, allow_root=allow_root)
+    after = _diagnose(plan.python, _activated_env(plan) if _hook_done(plan, result) else None)
+    before_ids = before_ids_of(plan, before)
+    after_ids = tuple(f.id for f in after.findings)
+    if as_json:
+        click.echo(json.dumps({**_plan_json(plan, previews), "applied": [
+            {"fix_id": r.fix_id, "status": r.status, "detail": r.detail} for r in result.steps],
+            "journal": str(result.journal) if result.journal else None,
+            "before": list(before_ids), "after": list(after_ids)}, indent=2))
+    else:
+        click.echo(render_apply(result, before_ids, after_ids), nl=False)
+    return ExitCode.PROBLEMS if after.verdict == "problems" else ExitCode.OK
+
+
+def before_ids_of(plan: FixPlan, before: Report | None) -> tuple[str, ...]:
+    return tuple(f.id for f in before.findings) if before is not None else plan.findings
+
+
+def _hook_done(plan: FixPlan, result: Any) -> bool:
+    return any(r.fix_id == s.fix_id and s.kind == "hook" and r.status in ("done", "unchanged")
+               for r in result.steps for s in plan.steps)
+
+
+def _activated_env(plan: FixPlan) -> dict[str, str] | None:
+    """The environment after activating the target env, to judge the hook as a user will see it."""
+    import os
+
+    from tfdoctor.host import run_command
+
+    hook = next(s for s in plan.steps if s.kind == "hook")
+    script = hook.files[0]
+    dump = "import json, os; print(json.dumps(dict(os.environ)))"
+    result = run_command(["sh", "-c", '. "$1" >/dev/null 2>&1; exec "$2" -I -c "$3"', "sh",
+                          script, plan.python, dump], timeout=60, env=dict(os.environ))
+    try:
+        return dict(json.loads(result.stdout.strip().splitlines()[-1]))
+    except (ValueError, IndexError):
+        return None
+
+
+def _undo(python: str, as_json: bool) -> int:
+    from tfdoctor.errors import FixError
+    from tfdoctor.exit_codes import ExitCode
+    from tfdoctor.fixing.apply import undo_last
+    from tfdoctor.host import run_command
+
+    result = run_command([python, "-I", "-c", "import sys; print(sys.prefix)"], timeout=60)
+    if not result.ok:
+        raise FixError(f"cannot run {python}: {result.describe_failure()}")
+    journal = undo_last(result.stdout.strip())
+    if as_json:
+        click.echo(json.dumps({"undone": str(journal)}, indent=2))
+    else:
+        click.echo(f"Undone: the apply recorded in {journal} is reverted "
+                   "(packages and files as they were before).\n", nl=False)
+    return ExitCode.OK
+
+
+def _plan_json(plan: FixPlan, previews: dict[int, Any]) -> dict[str, Any]:
+    return {"plan": plan.to_dict(), "diffs": {
+        plan.steps[i].fix_id: [{"path": c.path, "diff": c.diff()} for c in changes if c.changed]
+        for i, changes in previews.items()}}

@@ -1,0 +1,123 @@
+"""The target environment's packages: snapshot, backup of what pip will remove, exact restore.
+
+Undo needs no network for anything pip removed or replaced: before a pip step those
+distributions' files (their RECORD) are copied into a zip in the apply's backup directory, and
+undo puts them back byte for byte. Only distributions with no backup are reinstalled by version.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import zipfile
+from pathlib import Path
+
+from tfdoctor.errors import FixError
+from tfdoctor.host import CommandResult, run_command
+
+CHILD = Path(__file__).with_name("_dists_child.py")
+PIP_TIMEOUT = 1800.0
+"""Installing tensorflow[and-cuda] downloads about 3 GB."""
+
+
+def canonical(name: str) -> str:
+    """PEP 503 normalised name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _child(python: str, names: list[str]) -> dict:
+    result = run_command([python, "-I", str(CHILD), *names], timeout=120)
+    try:
+        return json.loads(result.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        why = result.describe_failure()
+        raise FixError(f"cannot list the packages of {python}: {why}") from None
+
+
+def installed(python: str) -> dict[str, str]:
+    """Canonical name -> version of every distribution the target interpreter sees."""
+    return dict(_child(python, [])["dists"])
+
+
+def freeze(python: str) -> str:
+    """`pip freeze --all` of the target, as recorded in the journal."""
+    result = pip(python, "freeze", "--all", timeout=120)
+    if not result.ok:
+        raise FixError(f"pip freeze failed in {python}: {result.describe_failure()}")
+    return result.stdout
+
+
+def pip(python: str, *args: str, timeout: float = PIP_TIMEOUT) -> CommandResult:
+    """pip of the target interpreter, never a bare pip."""
+    env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
+    return run_command([python, "-m", "pip", *args], timeout=timeout, env=env)
+
+
+def will_replace(python: str, install_args: tuple[str, ...]) -> list[str] | None:
+    """Names pip would install for these arguments (`--dry-run --report`); None if unknown."""
+    if not install_args:
+        return []
+    with tempfile.TemporaryDirectory(prefix="tfdoctor-report-") as tmp:
+        report = Path(tmp, "report.json")
+        result = pip(python, "install", "--dry-run", "--quiet", "--report", str(report),
+                     *install_args)
+        if not result.ok or not report.exists():
+            return None
+        data = json.loads(report.read_text(encoding="utf-8"))
+    return [canonical(item["metadata"]["name"]) for item in data.get("install", ())]
+
+
+def backup_dists(python: str, names: list[str], directory: Path) -> dict[str, dict[str, str]]:
+    """Zip the files of each installed distribution named; name -> {version, zip}."""
+    if not names:
+        return {}
+    found = _child(python, sorted(set(names)))["files"]
+    directory.mkdir(parents=True, exist_ok=True)
+    saved = {}
+    for name, info in found.items():
+        archive = directory / f"{name}-{info['version']}.zip"
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as zf:
+            for real in dict.fromkeys(os.path.normpath(p) for p in info["paths"]):
+                if os.path.isfile(real):
+                    zf.write(real, real.lstrip("/"))
+        saved[name] = {"version": info["version"], "zip": str(archive)}
+    return saved
+
+
+def extract(archive: str) -> None:
+    """Put a backed-up distribution's files back where they were, with their modes."""
+    with zipfile.ZipFile(archive) as zf:
+        for info in zf.infolist():
+            target = Path("/", info.filename)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with zf.open(info) as src, open(target, "wb") as dst:
+                dst.write(src.read())
+            mode = (info.external_attr >> 16) & 0o7777
+            if mode:
+                os.chmod(target, mode)
+
+
+def restore(python: str, before: dict[str, str], backups: dict[str, dict[str, str]]) -> list[str]:
+    """Make the target's distributions equal `before`; returns what could not be restored."""
+    now = installed(python)
+    extra = sorted(n for n in now if before.get(n) != now[n])
+    if extra:
+        result = pip(python, "uninstall", "-y", *extra)
+        if not result.ok:
+            return [f"pip uninstall {' '.join(extra)}: {result.describe_failure()}"]
+    missing = sorted(n for n in before if now.get(n) != before[n])
+    problems = []
+    again = []
+    for name in missing:
+        saved = backups.get(name)
+        if saved and saved["version"] == before[name] and Path(saved["zip"]).exists():
+            extract(saved["zip"])
+        else:
+            again.append(f"{name}=={before[name]}")
+    if again:
+        result = pip(python, "install", "--no-deps", *again)
+        if not result.ok:
+            problems.append(f"pip install {' '.join(again)}: {result.describe_failure()}")
+    return problems

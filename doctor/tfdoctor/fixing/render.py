@@ -1,0 +1,63 @@
+"""A fix plan and an apply as text for people: every command, every diff, before and after."""
+
+from __future__ import annotations
+
+import shlex
+
+from tfdoctor.fixing.apply import ApplyResult
+from tfdoctor.fixing.model import FixPlan, FixStep
+from tfdoctor.fixing.preview import FileChange
+
+
+def render_step(number: int, step: FixStep, changes: list[FileChange] | None = None) -> str:
+    """One step: what it fixes, how (kind, root, reversible), its commands and diffs."""
+    tags = [step.kind]
+    if step.needs_root:
+        tags.append("needs root")
+    tags.append("reversible" if step.reversible else "not reversible")
+    lines = [f"{number}. {step.fix_id}  [{', '.join(tags)}]  fixes: {', '.join(step.findings)}",
+             f"   {step.summary}"]
+    if step.kind == "manual":
+        who = ("runs only with --apply --allow-root, after you confirm" if step.runnable
+               and step.needs_root else "for you to run; tfdoctor does not")
+        lines.append(f"   Commands ({who}):")
+    for command in step.commands:
+        lines.append(f"   $ {command}")
+    for change in changes or ():
+        if not change.changed:
+            lines.append(f"   {change.path}: already as wanted (no change)")
+            continue
+        lines.append(f"   {'creates' if change.before is None else 'edits'} {change.path}:")
+        lines += ["   " + line for line in change.diff().splitlines()]
+    return "\n".join(lines) + "\n"
+
+
+def render_plan(plan: FixPlan, previews: dict[int, list[FileChange]], *, dry_run: bool) -> str:
+    if not plan.steps:
+        return f"Nothing to fix for {plan.python}.\n"
+    auto = sum(s.automatic for s in plan.steps)
+    head = (f"Fix plan for {plan.python} ({plan.env_kind}): {len(plan.steps)} step(s), "
+            f"{auto} tfdoctor can apply, {len(plan.steps) - auto} for a person.\n\n")
+    body = "\n".join(render_step(i + 1, s, previews.get(i)) for i, s in enumerate(plan.steps))
+    if not dry_run:
+        return head + body
+    tail = ("\nDry run: nothing was changed. Apply with:\n  "
+            + shlex.join(["tfdoctor", "fix", "--python", plan.python, "--apply"]) + "\n")
+    return head + body + tail
+
+
+def render_apply(result: ApplyResult, before: tuple[str, ...], after: tuple[str, ...]) -> str:
+    """Each step's outcome, then the findings before and after."""
+    lines = ["Applied:" if result.changed else "Nothing changed."]
+    for r in result.steps:
+        lines.append(f"  {r.fix_id}: {r.status}" + (f" ({r.detail})" if r.detail else ""))
+    fixed = [f for f in dict.fromkeys(before) if f not in after]
+    left = [f for f in dict.fromkeys(after) if f in before]
+    new = [f for f in dict.fromkeys(after) if f not in before]
+    lines.append(f"Before: {', '.join(dict.fromkeys(before)) or 'no findings'}")
+    lines.append(f"After:  {', '.join(dict.fromkeys(after)) or 'no findings'}")
+    lines.append(f"Fixed: {', '.join(fixed) or 'none'}; still there: {', '.join(left) or 'none'}"
+                 + (f"; new: {', '.join(new)}" if new else ""))
+    if result.journal:
+        lines.append(f"Journal and backups: {result.journal} (undo: tfdoctor fix --undo)")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,103 @@
+#!/bin/sh
+# fix-id: activation-hook-ld-library-path
+# summary: Write an activation hook into the target venv or conda env that sets what TensorFlow misses.
+# needs-root: no
+# reversible: yes
+# covers: unset-cuda-visible-devices remove-stub-libcuda-from-path remove-from-ld-library-path
+# usage: activation-hook-ld-library-path.sh [OPTION]... venv BIN_ACTIVATE | conda ENV_PREFIX
+#   --prepend DIR        put DIR first on LD_LIBRARY_PATH (pip nvidia/*/lib dirs TF's RUNPATH lacks)
+#   --remove DIR         drop DIR from LD_LIBRARY_PATH (a toolkit stubs dir, a shadowing copy)
+#   --xla-data-dir DIR   add --xla_gpu_cuda_data_dir=DIR to XLA_FLAGS (the last flag wins)
+#   --cvd-from V --cvd-to W   when CUDA_VISIBLE_DEVICES is exactly V, set it to W (unset if W is
+#                        empty); a value a scheduler chose is left alone
+#   --memory-growth      export TF_FORCE_GPU_ALLOW_GROWTH=true
+#
+# venv: the hook is a marked block at the end of bin/activate, replaced (never duplicated) on a
+# second run. conda: etc/conda/activate.d/tfdoctor.sh and deactivate.d/tfdoctor.sh, which conda
+# sources on `conda activate` / `conda deactivate` (conda docs, "Saving environment variables").
+# The block is POSIX sh and splits paths without word splitting, so it works in bash, zsh and dash.
+set -eu
+
+prepend=; remove=; xla=; cvd_from=; cvd_to=; cvd=; growth=
+q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+while [ "$#" -gt 2 ]; do
+    case "$1" in
+        --prepend) prepend="${prepend:+$prepend:}$2"; remove="${remove:+$remove|}$(q "$2")"; shift 2 ;;
+        --remove) remove="${remove:+$remove|}$(q "$2")"; shift 2 ;;
+        --xla-data-dir) xla=$2; shift 2 ;;
+        --cvd-from) cvd_from=$2; cvd=1; shift 2 ;;
+        --cvd-to) cvd_to=$2; shift 2 ;;
+        --memory-growth) growth=1; shift ;;
+        *) echo "activation-hook: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+[ "$#" -eq 2 ] || { echo "activation-hook: need MODE and TARGET" >&2; exit 2; }
+mode=$1; target=$2
+vars="LD_LIBRARY_PATH XLA_FLAGS CUDA_VISIBLE_DEVICES TF_FORCE_GPU_ALLOW_GROWTH"
+
+body() {  # the lines that set the variables
+    pattern=$remove
+    if [ -n "$pattern" ]; then
+        cat <<EOF
+_tfdoctor_rest="\${LD_LIBRARY_PATH-}:"; _tfdoctor_new=
+while [ -n "\$_tfdoctor_rest" ]; do
+    _tfdoctor_d="\${_tfdoctor_rest%%:*}"; _tfdoctor_rest="\${_tfdoctor_rest#*:}"
+    case "\$_tfdoctor_d" in ''|$pattern) ;; *) _tfdoctor_new="\${_tfdoctor_new:+\$_tfdoctor_new:}\$_tfdoctor_d" ;; esac
+done
+_tfdoctor_new=$(q "$prepend")"\${_tfdoctor_new:+:\$_tfdoctor_new}"; _tfdoctor_new="\${_tfdoctor_new#:}"
+if [ -n "\$_tfdoctor_new" ]; then export LD_LIBRARY_PATH="\$_tfdoctor_new"; else unset LD_LIBRARY_PATH; fi
+unset _tfdoctor_rest _tfdoctor_new _tfdoctor_d
+EOF
+    fi
+    if [ -n "$xla" ]; then
+        printf 'export XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }"%s\n' "$(q "--xla_gpu_cuda_data_dir=$xla")"
+    fi
+    if [ -n "$cvd" ]; then
+        if [ -n "$cvd_to" ]; then set_cvd="export CUDA_VISIBLE_DEVICES=$(q "$cvd_to")"
+        else set_cvd="unset CUDA_VISIBLE_DEVICES"; fi
+        printf 'if [ "${CUDA_VISIBLE_DEVICES-}" = %s ]; then %s; fi\n' "$(q "$cvd_from")" "$set_cvd"
+    fi
+    if [ -n "$growth" ]; then
+        echo "export TF_FORCE_GPU_ALLOW_GROWTH=true"
+    fi
+}
+
+save() {  # remember the values before activation, for conda's deactivate.d
+    for v in $vars; do
+        printf 'if [ -n "${%s+x}" ]; then export _TFDOCTOR_OLD_%s="$%s"; else unset _TFDOCTOR_OLD_%s; fi\n' \
+            "$v" "$v" "$v" "$v"
+    done
+}
+
+restore() {
+    for v in $vars; do
+        printf 'if [ -n "${_TFDOCTOR_OLD_%s+x}" ]; then export %s="$_TFDOCTOR_OLD_%s"; else unset %s; fi\n' \
+            "$v" "$v" "$v" "$v"
+        printf 'unset _TFDOCTOR_OLD_%s\n' "$v"
+    done
+}
+
+begin="# >>> tfdoctor activation hook >>>"
+end="# <<< tfdoctor activation hook <<<"
+note="# Written by \`tfdoctor fix\`; \`tfdoctor fix --undo\` restores the file as it was."
+
+case "$mode" in
+    venv)
+        [ -f "$target" ] || { echo "activation-hook: $target is not a file" >&2; exit 1; }
+        tmp="$target.tfdoctor-tmp"
+        awk -v b="$begin" -v e="$end" '$0 == b {skip = 1} !skip {print} $0 == e {skip = 0}' \
+            "$target" > "$tmp"
+        { echo "$begin"; echo "$note"; body; echo "$end"; } >> "$tmp"
+        # cat keeps the file's inode and mode; only its bytes change.
+        cat "$tmp" > "$target"
+        rm -f "$tmp"
+        ;;
+    conda)
+        mkdir -p "$target/etc/conda/activate.d" "$target/etc/conda/deactivate.d"
+        { echo "$begin"; echo "$note"; save; body; echo "$end"; } \
+            > "$target/etc/conda/activate.d/tfdoctor.sh"
+        { echo "$begin"; echo "$note"; restore; echo "$end"; } \
+            > "$target/etc/conda/deactivate.d/tfdoctor.sh"
+        ;;
+    *) echo "activation-hook: MODE must be venv or conda" >&2; exit 2 ;;
+esac
