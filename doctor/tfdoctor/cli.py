@@ -126,14 +126,20 @@ def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budge
     if not as_json and not no_tui and sys.stdout.isatty() and sys.stdin.isatty():
         from tfdoctor.tui import run_tui
 
-        ctx.exit(run_tui(host, config, smoke))
+        ctx.exit(run_tui(host, config, smoke, fail_on=fail_on,
+                         keep=(lambda r: save_facts(save, r)) if save else None))
     report = diagnose_with_progress(host, config, smoke)
     if save:
-        from tfdoctor.share.atomic import write_atomic
-
-        write_atomic(save, json.dumps(report.facts.to_dict(), indent=2) + "\n")
+        save_facts(save, report)
     ctx.exit(emit(report, as_json=as_json, verbose=verbose, fail_on=fail_on,
                   prometheus_textfile=prometheus_textfile))
+
+
+def save_facts(path: Path, report: Report) -> None:
+    """--save: the replayable facts, written atomically, readable by the owner only."""
+    from tfdoctor.share.atomic import write_atomic
+
+    write_atomic(path, json.dumps(report.facts.to_dict(), indent=2) + "\n")
 
 
 def parse_only(value: str | None) -> tuple[str, ...] | None:

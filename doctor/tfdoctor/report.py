@@ -32,8 +32,9 @@ class Report:
 
     @property
     def incomplete(self) -> bool:
-        """A probe did not finish or a check crashed: the verdict may miss something."""
-        return bool(self.facts.probe_issues) or any(
+        """A probe did not finish, a check crashed or smoke work was stopped: partial verdict."""
+        stopped = self.facts.smoke is not None and self.facts.smoke.outcome == "cancelled"
+        return stopped or bool(self.facts.probe_issues) or any(
             o.status is CheckStatus.CRASHED for o in self.outcomes
         )
 

@@ -208,3 +208,15 @@ def test_real_tf_and_cuda_without_driver(tf_cuda_python):
                and f["evidence"]["library.soname"] == "libcusolver.so.11"]
     assert missing and missing[0]["severity"] == "error"
     assert missing[0]["remediation"]["fix_id"] == "activation-hook-ld-library-path"
+
+
+def test_stopped_smoke_run_is_incomplete(tmp_path):
+    """Smoke work stopped by the user leaves a partial verdict: exit 3, never 'healthy'."""
+    from dataclasses import replace
+
+    from tfdoctor.facts import SmokeFacts
+
+    facts = replace(healthy(), smoke=SmokeFacts(python="/venv/bin/python", outcome="cancelled"))
+    result = invoke("replay", str(save(tmp_path, facts)), "--json")
+    assert json.loads(result.stdout)["verdict"]["status"] == "incomplete"
+    assert result.exit_code == ExitCode.INCOMPLETE

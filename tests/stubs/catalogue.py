@@ -45,11 +45,6 @@ def stub(source: str, soname: str, omit: Iterable[str] = ()) -> Path:
     return build_stub(source, soname, defines)
 
 
-def build_all() -> list[Path]:
-    """Build (or find cached) every variant in STUBS."""
-    return [stub(source, soname, omit) for source, soname, omit in STUBS]
-
-
 # Versioned CUDA user-space library stubs from cudalib.c (tests/fakegpu/layout.py builds them
 # with the same defines): (soname, defines). build_all() below also builds these.
 CUDALIB_STUBS: list[tuple[str, dict[str, str | int]]] = [
@@ -70,9 +65,9 @@ CUDALIB_STUBS: list[tuple[str, dict[str, str | int]]] = [
     ]
 ]
 
-_build_all_driver_stubs = build_all
 
 
-def build_all() -> list[Path]:  # noqa: F811  (extends the list above with the library stubs)
+def build_all() -> list[Path]:
     """Build (or find cached) every variant in STUBS and CUDALIB_STUBS."""
-    return _build_all_driver_stubs() + [build_stub("cudalib.c", s, d) for s, d in CUDALIB_STUBS]
+    return [stub(source, soname, omit) for source, soname, omit in STUBS] + [
+        build_stub("cudalib.c", s, d) for s, d in CUDALIB_STUBS]

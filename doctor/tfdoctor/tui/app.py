@@ -1,0 +1,205 @@
+"""The tfdoctor TUI: an app whose state is one report, made by a loader in a thread worker."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.worker import Worker, WorkerState
+
+from tfdoctor.findings import CheckOutcome, Finding
+from tfdoctor.report import Report
+from tfdoctor.tui.messages import FixesDone, ProgressStep
+from tfdoctor.tui.seams import Applier, Exporter, LoadReport, export_json
+from tfdoctor.tui.widgets.progress import PROBE_AREAS
+
+
+class DoctorApp(App[None]):
+    """Renders the report `load_report` makes; applies and exports only through its seams."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "tfdoctor"
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("question_mark", "help", "Help"),
+        Binding("r", "rerun", "Re-run"),
+        Binding("s", "stop", "Stop"),
+    ]
+
+    report: reactive[Report | None] = reactive(None, always_update=True, init=False)
+    running = reactive(False, init=False)
+    error: reactive[str | None] = reactive(None, init=False)
+    areas_done: reactive[tuple[str, ...]] = reactive((), init=False)
+    step: reactive[tuple[str, float | None, float] | None] = reactive(None, init=False)
+    """The slow step under way: (name, value the runner sent, monotonic start)."""
+    stopping = reactive(False, init=False)
+
+    def __init__(self, load_report: LoadReport, applier: Applier | None = None,
+                 exporter: Exporter = export_json, step_limit: float | None = None) -> None:
+        super().__init__()
+        self.load_report, self.applier, self.exporter = load_report, applier, exporter
+        self.step_limit = step_limit
+        self.area_total = len(PROBE_AREAS)
+        self.cancel_event = threading.Event()
+        self.outcome = "finished"
+        """finished, or interrupted when the user quit during a run."""
+        self.quit_when_stopped = False
+        self.stopped = False
+        """The last run was stopped by the user: its report is partial."""
+        self.before: Report | None = None
+        """The report before the last fix was applied (the fix screen's "before")."""
+        self.fix_summary: FixesDone | None = None
+        self.exported: Path | None = None
+
+    def on_mount(self) -> None:
+        from tfdoctor.tui.screens.main import MainScreen
+
+        self.push_screen(MainScreen())
+        self.start_run()
+
+    def on_unmount(self) -> None:
+        # However the app ends, a run still going is told to stop (its workers are awaited).
+        self.cancel_event.set()
+
+    def start_run(self) -> None:
+        """Diagnose again in a thread worker; the screen keeps responding meanwhile."""
+        if self.running:
+            return
+        self.cancel_event = threading.Event()
+        self.error, self.areas_done, self.step, self.stopping = None, (), None, False
+        self.running = True
+        self.refresh_bindings()
+        # Start the worker after the next frame: the probes' threads would otherwise compete
+        # with the first paint for the interpreter (measured: benchmarks/bench_tui.py).
+        self.call_after_refresh(self._diagnose, self.cancel_event)
+
+    @work(thread=True, exclusive=True, group="diagnosis", exit_on_error=False)
+    def _diagnose(self, cancel: threading.Event) -> Report:
+        return self.load_report(self._progress, cancel)
+
+    def _progress(self, name: str, value: float | None = None, *_: Any) -> None:
+        """Called from probe and smoke threads; posting a message is thread-safe."""
+        self.post_message(ProgressStep(str(name), value))
+
+    def on_progress_step(self, message: ProgressStep) -> None:
+        if message.value is None and not message.name.startswith("smoke"):
+            if message.name not in self.areas_done:
+                self.areas_done = (*self.areas_done, message.name)
+            return
+        started = self.step[2] if self.step and self.step[0] == message.name else time.monotonic()
+        self.step = (message.name, message.value, started)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            return
+        if worker.group == "fixes":
+            return
+        if event.state is WorkerState.SUCCESS:
+            self.report = worker.result
+        elif event.state is WorkerState.ERROR:
+            self.error = f"{type(worker.error).__name__}: {worker.error}"
+        self.stopped = self.cancel_event.is_set()
+        self.running, self.stopping, self.step = False, False, None
+        self.refresh_bindings()
+        if self.quit_when_stopped:
+            self.exit()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stop":
+            return self.running and not self.stopping
+        if action == "rerun":
+            return True if not self.running else None
+        if action in ("facts", "export", "fixes"):
+            return True if self.report is not None else None
+        return True
+
+    async def action_quit(self) -> None:
+        """Quit; during a run, first stop it and wait for its child processes to end."""
+        if not self.running:
+            self.exit()
+            return
+        self.outcome, self.quit_when_stopped = "interrupted", True
+        self.action_stop()
+
+    def action_stop(self) -> None:
+        """Stop the run; what was learned so far stays on screen."""
+        if self.running and not self.stopping:
+            self.cancel_event.set()
+            self.stopping = True
+            self.refresh_bindings()
+
+    def action_rerun(self) -> None:
+        self.start_run()
+
+    def action_help(self) -> None:
+        from tfdoctor.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_facts(self) -> None:
+        from tfdoctor.tui.screens.facts import FactsScreen
+
+        if self.report is not None:
+            self.push_screen(FactsScreen(self.report))
+
+    def action_fixes(self) -> None:
+        from tfdoctor.tui.screens.fixes import FixScreen
+
+        if self.report is not None:
+            self.push_screen(FixScreen())
+
+    def action_export(self) -> None:
+        from tfdoctor.tui.screens.export import ExportScreen
+
+        if self.report is not None:
+            self.push_screen(ExportScreen(self.report), self._exported)
+
+    def _exported(self, path: Path | None) -> None:
+        if path is not None:
+            self.exported = path
+            self.notify(f"Saved the report to {path} (readable by you only)", title="Export",
+                        markup=False)
+
+    def open_detail(self, *, finding: Finding | None = None,
+                    outcome: CheckOutcome | None = None) -> None:
+        from tfdoctor.tui.screens.detail import DetailScreen
+
+        if self.report is not None:
+            self.push_screen(DetailScreen(self.report, finding=finding, outcome=outcome))
+
+    def apply_fixes(self, fix_ids: list[str]) -> None:
+        """Apply through the injected applier, in a worker; then re-run for the "after"."""
+        self.before = self.report
+        self._run_applier("apply", fix_ids)
+
+    def undo_fixes(self) -> None:
+        self.before = self.report
+        self._run_applier("undo", [])
+
+    @work(thread=True, group="fixes", exit_on_error=False)
+    def _run_applier(self, action: str, fix_ids: list[str]) -> None:
+        try:
+            undo = getattr(self.applier, "undo", None)
+            summary = self.applier(fix_ids) if action == "apply" else undo()  # type: ignore[misc]
+            self.post_message(FixesDone(action, str(summary)))
+        except Exception as exc:  # noqa: BLE001  (a failed fix is shown, never a crash)
+            self.post_message(FixesDone(action, f"{type(exc).__name__}: {exc}", failed=True))
+
+    def on_fixes_done(self, message: FixesDone) -> None:
+        self.fix_summary = message
+        self.start_run()
+
+
+def make_app(load_report: LoadReport, applier: Applier | None = None,
+             exporter: Exporter = export_json, step_limit: float | None = None) -> DoctorApp:
+    """The TUI over the reports `load_report` makes (the CLI's and the tests' shared factory)."""
+    return DoctorApp(load_report, applier=applier, exporter=exporter, step_limit=step_limit)

@@ -1,0 +1,1 @@
+"""Screens of the TUI: main (verdict, findings, checks), detail, facts, fixes, export, help."""

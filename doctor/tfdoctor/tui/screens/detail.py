@@ -1,0 +1,95 @@
+"""A finding's detail: message, evidence, hint, fix commands, links, and the facts behind it."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.style import Style
+from textual.widgets import Footer, Static
+
+from tfdoctor.findings import CheckOutcome, Finding
+from tfdoctor.registry import all_checks
+from tfdoctor.report import Report
+from tfdoctor.tui.present import AREA_SECTIONS, severity_tag, status_badge
+from tfdoctor.tui.widgets.facts_tree import FactsTree
+
+
+class DetailScreen(Screen[None]):
+    """One finding (or one check with no finding: what it looks at and why)."""
+
+    BINDINGS = [Binding("escape,backspace", "app.pop_screen", "Back")]
+
+    def __init__(self, report: Report, finding: Finding | None = None,
+                 outcome: CheckOutcome | None = None) -> None:
+        super().__init__()
+        self.report = report
+        if finding is None and outcome is not None and outcome.findings:
+            finding = next((f for f in report.findings if f.check == outcome.check), None)
+        self.finding = finding
+        check_id = finding.check if finding else outcome.check if outcome else ""
+        self.outcome = outcome or next((o for o in report.outcomes if o.check == check_id), None)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="detail"):
+            yield Static(self._title(), classes="title")
+            if self.finding is not None:
+                yield from self._finding_parts(self.finding)
+            yield from self._check_parts()
+            sections = AREA_SECTIONS.get(self.outcome.area, ()) if self.outcome else ()
+            if sections:
+                yield Static(Content.styled("The facts behind it", "bold"), classes="heading")
+                yield FactsTree("facts", id="detail-facts")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        sections = AREA_SECTIONS.get(self.outcome.area, ()) if self.outcome else ()
+        for tree in self.query(FactsTree):
+            tree.show(self.report.facts.to_dict(), sections=sections)
+        self.query_one("#detail").focus()
+
+    def _title(self) -> Content:
+        if self.finding is not None:
+            f = self.finding
+            root = Content.styled("  (root cause)", "bold $text-error") if (
+                f is self.report.root_cause) else Content("")
+            return Content.assemble(severity_tag(f.severity), " ", (f.id, "bold"), root)
+        assert self.outcome is not None
+        outcome = self.outcome
+        return Content.assemble(status_badge(outcome.status), " ", (outcome.check, "bold"))
+
+    def _finding_parts(self, f: Finding) -> ComposeResult:
+        yield Static(Content(f.message), classes="message")
+        if f.caused_by:
+            yield Static(Content.assemble(("Follows from ", "$text-muted"), (f.caused_by, "bold"),
+                                          (": fix that first.", "$text-muted")))
+        if f.evidence:
+            yield Static(Content.styled("Evidence", "bold"), classes="heading")
+            yield Static(Content("\n").join(Content.assemble((f"{k}: ", "$text-primary"), str(v))
+                                             for k, v in f.evidence.items()))
+        if f.hint:
+            yield Static(Content.styled("What to do", "bold"), classes="heading")
+            yield Static(Content(f.hint))
+        if f.remediation and f.remediation.commands:
+            rem = f.remediation
+            root = " (needs root: run it yourself)" if rem.needs_root else ""
+            fix = Content.assemble(("Fix ", "bold"), (rem.fix_id, "bold $text-accent"), root)
+            yield Static(fix, classes="heading")
+            commands = Content("\n").join(Content(f"$ {c}") for c in rem.commands)
+            yield Static(commands, classes="commands")
+        if f.links:
+            yield Static(Content.styled("See", "bold"), classes="heading")
+            yield Static(Content("\n").join(
+                Content.styled(link, Style(link=link)) for link in f.links))
+
+    def _check_parts(self) -> ComposeResult:
+        if self.outcome is None:
+            return
+        spec = next((s for s in all_checks() if s.id == self.outcome.check), None)
+        yield Static(Content.assemble(("Check ", "bold"), (self.outcome.check, "bold"),
+                                      f" ({self.outcome.area}): {self.outcome.title}, ",
+                                      status_badge(self.outcome.status)), classes="heading")
+        if spec is not None and spec.doc:
+            yield Static(Content(spec.doc), classes="doc")

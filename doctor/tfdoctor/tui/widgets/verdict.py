@@ -1,0 +1,43 @@
+"""The verdict bar: on top from the first paint, settling into the report's headline."""
+
+from __future__ import annotations
+
+from textual.markup import escape
+from textual.widgets import Static
+
+from tfdoctor.render_text import headline, summary_line
+from tfdoctor.tui.present import verdict_style
+from tfdoctor.tui.state import WATCHED, doctor
+
+CLASSES = ("-running", "-healthy", "-problems", "-incomplete", "-failed")
+
+
+class VerdictBar(Static):
+    """Two lines: the verdict (or what the run is doing), then what was diagnosed."""
+
+    def on_mount(self) -> None:
+        for name in WATCHED:
+            self.watch(self.app, name, self.show_state, init=False)
+        self.show_state()
+
+    def show_state(self, _value: object = None) -> None:
+        app = doctor(self)
+        self.remove_class(*CLASSES)
+        self.add_class(verdict_style(app.report, app.running, app.error is not None))
+        self.update(self._text())
+
+    def _text(self) -> str:
+        app = doctor(self)
+        if app.stopping:
+            return "Stopping: waiting for the running probes to end ...\n "
+        if app.running:
+            done = len(app.areas_done)
+            doing = "Probing the driver, CUDA, the libraries and TensorFlow" if (
+                done < app.area_total) else "Running TensorFlow work in the target interpreter"
+            return f"Diagnosing ... {done} of {app.area_total} probe areas done\n{doing}"
+        if app.error is not None:
+            return f"The diagnosis failed: {escape(app.error)}\nPress r to try again."
+        if app.report is None:
+            return "No report yet\n "
+        partial = "Stopped early, so this report is partial | " if app.stopped else ""
+        return f"{escape(headline(app.report))}\n{partial}{escape(summary_line(app.report))}"
