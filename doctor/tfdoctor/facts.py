@@ -65,7 +65,7 @@ class DriverFacts:
     """The NVIDIA kernel driver and its user-space NVML library."""
 
     nvml_error: str | None = None
-    """NVML init failure, e.g. "NVML_ERROR_LIB_RM_VERSION_MISMATCH"; "NVML_ERROR_LIBRARY_NOT_FOUND" when absent."""
+    """NVML init failure by NVML_ERROR_* name; NVML_ERROR_LIBRARY_NOT_FOUND when absent."""
     nvml_library: str | None = None
     driver_version: str | None = None
     cuda_driver_version: str | None = None

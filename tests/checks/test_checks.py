@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
 from helpers import change, gpu, healthy, ids, judge, pip_lib
 from tfdoctor.facts import Distribution, ProbeIssue
 from tfdoctor.findings import CheckStatus, Severity
@@ -100,7 +99,8 @@ CASES = {
     "glibc-too-old": (change(H, platform={"glibc": "2.17"}), "glibc-too-old"),
     "python-unusable": (change(H, python={"error": "No such file or directory"}, tensorflow=None),
                         "python-unusable"),
-    "package-out-of-range": (change(H, tensorflow=_tf(version="2.15.0", requirements={"numpy": "<2.0.0,>=1.23.5"}),
+    "package-out-of-range": (change(H, tensorflow=_tf(version="2.15.0",
+                                                      requirements={"numpy": "<2.0.0,>=1.23.5"}),
                                     python={"packages": {**H.python.packages, "numpy": "2.1.3"}}),
                              "package-out-of-range"),
     "keras-2-with-tf216": (change(H, python={"packages": {**H.python.packages, "keras": "2.15.0"}}),

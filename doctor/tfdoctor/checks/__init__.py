@@ -1,11 +1,11 @@
 """The checks, imported in stack order: registration order is display and root-cause order."""
 
 from tfdoctor.checks import (  # noqa: F401
-    driver,
-    gpu,
     cuda,
-    tensorflow,
-    packages,
+    driver,
     environment,
+    gpu,
+    packages,
     smoke,
+    tensorflow,
 )

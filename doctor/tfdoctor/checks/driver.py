@@ -105,8 +105,8 @@ def gpus_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     from tfdoctor.checks.usable import usable_gpu_count
 
     d = facts.driver
-    if not wants_gpu(facts) and config.expect_gpus is None:
-        raise NotApplicable
+    if config.expect_gpus is None and (d.nvml_error or not wants_gpu(facts)):
+        raise NotApplicable  # a broken driver is driver-present's finding, not a second one
     if d.nvml_error is None and not d.gpus:
         yield Finding("no-gpus", Severity.ERROR,
                       "The NVIDIA driver is loaded but reports no GPUs.",
