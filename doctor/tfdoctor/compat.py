@@ -322,6 +322,27 @@ def has_kernels_for(compute_capabilities: tuple[str, ...], cc: str) -> str:
     return "none"
 
 
+def best_tf_for(python: str, driver: str | None, ccs: tuple[str, ...],
+                platform: str = "linux") -> str | None:
+    """The newest final TF release with wheels for this Python whose CUDA the driver runs and
+    that has native kernels (SASS) for every GPU; None when no release fits (use a CPU build)."""
+    releases = _tf_releases()
+    py = Version(_minor(python) or "0")
+    for version in reversed(known_tf_versions()):
+        rel = releases[version]
+        if rel.prerelease or not rel.compute_capabilities:
+            continue
+        if not Version(rel.python_min) <= py <= Version(rel.python_max or rel.python_min):
+            continue
+        if platform == "windows" and not rel.windows_gpu:
+            continue
+        if driver is not None and not driver_cuda_ok(driver, rel.cuda, platform):
+            continue
+        if all(has_kernels_for(rel.compute_capabilities, cc) == "sass" for cc in ccs):
+            return version
+    return None
+
+
 def tables_checked() -> str:
     """The newest `checked` date over every row of every table (shown in reports)."""
     dates = []

@@ -246,3 +246,17 @@ def test_pip_commands_use_target_interpreter():
 def test_pip_lib_helper_matches_layout():
     """The helper's pip paths follow the real wheel layout (nvidia/<pkg>/lib)."""
     assert pip_lib("cudart", "libcudart.so.12").path.endswith("nvidia/cuda_runtime/lib/libcudart.so.12")
+
+
+def test_matching_tf_is_chosen_from_the_tables():
+    """A K80 on driver 470: the newest release with sm_35 kernels whose CUDA 11.8 the driver runs
+    under minor-version compatibility is TF 2.14 (without [and-cuda]: its tensorrt pin has no
+    Python 3.11 wheel); a Blackwell GPU on 2.18 is offered the newest release, not a CPU build."""
+    k80 = change(H, driver={"driver_version": "470.256.02", "kernel_module_version": "470.256.02",
+                            "gpus": (gpu(0, "Tesla K80", "3.7"),)})
+    fix = next(f for f in judge(k80).findings if f.id == "gpu-too-old-for-tf").remediation
+    assert fix.fix_id == "install-matching-tensorflow"
+    assert fix.commands[-1].endswith("install 'tensorflow==2.14.*'")
+    blackwell, _ = CASES["gpu-newer-than-tf"]
+    fix = next(f for f in judge(blackwell).findings if f.id == "gpu-newer-than-tf").remediation
+    assert fix.commands[-1].endswith("install 'tensorflow[and-cuda]==2.21.*'")

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor.facts import Facts, GpuFacts
+from tfdoctor.findings import Remediation
 
 TF_INSTALL = "https://www.tensorflow.org/install/pip"
 TF_SOURCE = "https://www.tensorflow.org/install/source#gpu"
@@ -87,3 +88,29 @@ def visible_gpus(facts: Facts) -> tuple[GpuFacts, ...]:
         return gpus
     indices, _ = parse_visible_devices(value, gpus)
     return tuple(g for g in gpus if g.index in indices)
+
+
+def matching_tf(facts: Facts) -> tuple[str, Remediation]:
+    """The TensorFlow that fits this driver, these GPUs and this Python (from the tables), as a
+    one-line description and the install fix; the CPU build when no GPU build fits."""
+    from tfdoctor import compat
+
+    system = "windows" if (facts.platform.system or "").lower() == "windows" else "linux"
+    ccs = tuple(g.compute_capability for g in facts.driver.gpus if g.compute_capability)
+    best = compat.best_tf_for(facts.python.version or "", facts.driver.driver_version, ccs, system)
+    current = [d.name for d in facts.tensorflow.distributions] if facts.tensorflow else []
+    remove = [pip_uninstall(facts, *current)] if current else []
+    if best is None:
+        cmd = pip_install(facts, f"tensorflow-cpu=={compat.newest_tf()}.*")
+        return "no TensorFlow GPU build fits; the CPU build does", Remediation(
+            "install-matching-tensorflow", (*remove, cmd))
+    # [and-cuda] came with 2.14, but 2.14's pins tensorrt 8.5.3.1 (no Python 3.11 wheel) and
+    # 2.15.0's too; 2.15.0.post1 dropped it (tensorflow#61986, #62520). Older: CUDA by hand.
+    if version(best) >= version("2.16"):
+        requirement = f"tensorflow[and-cuda]=={best}.*"
+    elif best == "2.15":
+        requirement = "tensorflow[and-cuda]==2.15.0.post1"
+    else:
+        requirement = f"tensorflow=={best}.*"
+    return f"TensorFlow {best} fits this driver, GPU and Python", Remediation(
+        "install-matching-tensorflow", (*remove, pip_install(facts, requirement)))

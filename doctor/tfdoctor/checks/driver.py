@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tfdoctor import compat
-from tfdoctor.checks.common import CUDA_COMPAT, TF_INSTALL, driver_tuple
+from tfdoctor.checks.common import CUDA_COMPAT, TF_INSTALL, driver_tuple, matching_tf
 from tfdoctor.facts import Facts
 from tfdoctor.findings import Finding, Remediation, Severity
 from tfdoctor.registry import CheckConfig, NotApplicable, check
@@ -151,7 +151,9 @@ def driver_supports_cuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]
             f"Driver {drv} is too old for the CUDA {tf.cuda_version} runtime TensorFlow "
             f"{tf.version} uses (needs at least {req.minor_compat or req.full}).",
             evidence,
-            hint="Upgrade the NVIDIA driver, or install a TensorFlow built for an older CUDA.",
+            hint="Upgrade the NVIDIA driver (below), or install the TensorFlow built for a CUDA "
+                 f"this driver runs: {matching_tf(facts)[0]}: "
+                 + " && ".join(matching_tf(facts)[1].commands),
             remediation=Remediation("upgrade-nvidia-driver", (
                 "sudo apt-get install -y nvidia-driver-580  # or your distribution's package",
                 "sudo reboot"), needs_root=True),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tfdoctor import compat
-from tfdoctor.checks.common import TF_SOURCE, pip_install
+from tfdoctor.checks.common import TF_SOURCE, matching_tf, pip_install
 from tfdoctor.facts import Facts, GpuFacts
 from tfdoctor.findings import Finding, Remediation, Severity
 from tfdoctor.registry import CheckConfig, NotApplicable, check
@@ -41,26 +41,30 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
         ev = {**_gpu(g), "gpu.compute_capability": g.compute_capability,
               "tensorflow.compute_capabilities": caps, "tensorflow.version": tf.version or "?"}
         if kind == "none":
+            fits, fix = matching_tf(facts)
             yield Finding(
                 "gpu-too-old-for-tf", Severity.ERROR,
                 f"GPU {g.index} ({g.name}, compute capability {g.compute_capability}) is older "
                 f"than any architecture TensorFlow {tf.version} was built for.",
-                ev, hint="Use an older TensorFlow whose wheel still covers this GPU, or a newer GPU.",
-                links=(TF_SOURCE,))
+                ev, hint=f"Use an older TensorFlow whose wheel still covers this GPU: {fits}.",
+                remediation=fix, links=(TF_SOURCE,))
         elif kind == "ptx":
             major = int(g.compute_capability.split(".")[0])
-            newest = compat.newest_tf()
             if major >= 10:
+                # Field reports (research §3) say 2.20/2.21 JIT-compile on RTX 50xx where older
+                # releases fail with CUDA_ERROR_INVALID_PTX: offer the newest, never a CPU build.
+                newest = compat.newest_tf()
+                fix = None if compat.tf_release(tf.version or "") == compat.tf_release(newest) else \
+                    Remediation("install-matching-tensorflow",
+                                (pip_install(facts, f"tensorflow[and-cuda]=={newest}.*"),))
                 yield Finding(
                     "gpu-newer-than-tf", Severity.ERROR,
                     f"TensorFlow {tf.version} has no binaries for GPU {g.index} "
                     f"({g.name}, compute capability {g.compute_capability}); its PTX fallback "
                     "is known to fail with CUDA_ERROR_INVALID_PTX on this generation.",
-                    ev, hint="Use the newest TensorFlow (or tf-nightly) and a current driver; "
-                    "if kernels still fail, build TensorFlow from source for this architecture.",
-                    remediation=Remediation("install-matching-tensorflow", (
-                        pip_install(facts, f"tensorflow[and-cuda]=={newest}.*", extra=("-U",)),)),
-                    links=(TF_SOURCE,))
+                    ev, hint=f"No released TensorFlow has kernels for it; use the newest ({newest}) "
+                    "and a current driver, try tf-nightly, or build TensorFlow from source.",
+                    remediation=fix, links=(TF_SOURCE,))
             else:
                 yield Finding(
                     "gpu-ptx-jit-only", Severity.WARNING,
