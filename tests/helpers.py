@@ -6,8 +6,17 @@ from dataclasses import replace
 from typing import Any
 
 from tfdoctor.facts import (
-    SCHEMA_VERSION, CudaDriverFacts, Distribution, DriverFacts, Facts, GpuFacts, LibraryFacts,
-    PlatformFacts, PythonFacts, TensorFlowFacts, XlaFacts,
+    SCHEMA_VERSION,
+    CudaDriverFacts,
+    Distribution,
+    DriverFacts,
+    Facts,
+    GpuFacts,
+    LibraryFacts,
+    PlatformFacts,
+    PythonFacts,
+    TensorFlowFacts,
+    XlaFacts,
 )
 from tfdoctor.registry import CheckConfig
 from tfdoctor.report import Report, build_report

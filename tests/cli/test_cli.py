@@ -11,7 +11,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 from click.testing import CliRunner
-
 from helpers import change, healthy
 from tfdoctor.cli import cli
 from tfdoctor.exit_codes import ExitCode

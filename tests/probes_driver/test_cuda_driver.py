@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from fakegpu.machine import FakeMachine
 from tfdoctor.probes.cuda_driver import probe_cuda_driver
 
-REAL_TOOLKIT_STUB = Path("/usr/local/cuda-13.0/lib64/stubs/libcuda.so")
 
 
 def test_stub_recognised_by_its_directory(tmp_path: Path) -> None:

@@ -36,13 +36,13 @@ Progress = Callable[[str], None]
 
 def collect_facts(host: Host, progress: Progress | None = None) -> Facts:
     """Probe the machine: driver, CUDA driver API, target interpreter, libraries, XLA, platform."""
+    from tfdoctor.facts import CudaDriverFacts, DriverFacts, PlatformFacts
     from tfdoctor.probes.cuda_driver import probe_cuda_driver
     from tfdoctor.probes.driver import probe_driver
     from tfdoctor.probes.libraries import probe_libraries
     from tfdoctor.probes.platform import probe_env, probe_platform
     from tfdoctor.probes.target import probe_target
     from tfdoctor.probes.xla import probe_xla
-    from tfdoctor.facts import CudaDriverFacts, DriverFacts, PlatformFacts
 
     issues: Issues = []
     with ThreadPoolExecutor(max_workers=6) as pool:

@@ -25,7 +25,10 @@ def run_tui(host: Host, config: CheckConfig, smoke: SmokeOptions | None, *,
     """
     from tfdoctor.tui.app import make_app
     from tfdoctor.tui.seams import (
-        PlanApplier, diagnosis_loader, export_support_report, final_words,
+        PlanApplier,
+        diagnosis_loader,
+        export_support_report,
+        final_words,
     )
 
     app = make_app(diagnosis_loader(host, config, smoke), applier=PlanApplier(host),

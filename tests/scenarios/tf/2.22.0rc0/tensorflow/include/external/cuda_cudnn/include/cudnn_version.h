@@ -1,0 +1,4 @@
+/* The version lines of the cudnn_version.h bundled in the tensorflow 2.22.0rc0 wheel. */
+#define CUDNN_MAJOR 9
+#define CUDNN_MINOR 10
+#define CUDNN_PATCHLEVEL 0

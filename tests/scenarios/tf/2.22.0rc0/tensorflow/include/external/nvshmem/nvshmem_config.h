@@ -1,0 +1,1 @@
+constexpr static char XLA_NVSHMEM_VERSION[] = "3";

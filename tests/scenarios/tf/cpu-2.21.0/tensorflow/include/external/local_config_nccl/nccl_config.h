@@ -1,0 +1,1 @@
+#define TF_NCCL_VERSION ""
