@@ -10,13 +10,4 @@
 # another Python. tfdoctor snapshots the environment (and backs up every distribution pip will
 # replace or remove) before running this, so `tfdoctor fix --undo` restores it exactly.
 set -eu
-
-py=$1
-shift
-while [ "$#" -ge 2 ] && [ "$1" = "--remove" ]; do
-    "$py" -m pip uninstall --yes --disable-pip-version-check "$2"
-    shift 2
-done
-if [ "$#" -gt 0 ]; then
-    "$py" -m pip install --disable-pip-version-check --no-input "$@"
-fi
+exec sh "$(dirname -- "$0")/_pip.sh" "$@"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,7 +117,7 @@ def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budge
     """
     if ctx.invoked_subcommand is not None:
         return
-    from tfdoctor.diagnose import SmokeOptions, diagnose
+    from tfdoctor.diagnose import SmokeOptions
     from tfdoctor.host import host_from_environment
     from tfdoctor.registry import CheckConfig
 
@@ -137,7 +138,7 @@ def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budge
 
 def save_facts(path: Path, report: Report) -> None:
     """--save: the replayable facts, written atomically, readable by the owner only."""
-    from tfdoctor.share.atomic import write_atomic
+    from tfdoctor.files import write_atomic
 
     write_atomic(path, json.dumps(report.facts.to_dict(), indent=2) + "\n")
 
@@ -225,8 +226,21 @@ cli.add_command(report)
 cli.add_command(fleet)
 
 
+def _stop(signum: int, _frame: object) -> None:
+    """SIGINT / SIGTERM: kill every child group first (they run in their own sessions and would
+    outlive us), then unwind; Ctrl+C exits 130, SIGTERM 143 (128 + signal)."""
+    from tfdoctor.host import kill_all_children
+
+    kill_all_children()
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise SystemExit(128 + signum)
+
+
 def main() -> None:
     """Entry point: errors become one line; Ctrl+C exits 130; a bug exits 70 without a traceback."""
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
     try:
         code = cli.main(prog_name="tfdoctor", standalone_mode=False)
     except click.ClickException as exc:

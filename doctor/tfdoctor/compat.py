@@ -122,9 +122,14 @@ def _minor(version: str) -> str | None:
     return f"{release[0]}.{release[1] if len(release) > 1 else 0}"
 
 
-def _driver_key(driver: str) -> tuple[int, ...]:
-    """NVIDIA driver versions compare numerically per component: 580.65.06 > 580.9."""
-    return tuple(int(part) for part in re.findall(r"\d+", driver))
+def driver_key(text: str | None) -> tuple[int, ...] | None:
+    """An NVIDIA driver version as comparable numbers (580.65.06 > 580.9); None without digits.
+
+    The first dotted run of digits is the version: a packaging suffix ("580.65.06-1",
+    "580.65.06-0ubuntu1") is not part of it.
+    """
+    match = re.search(r"\d+(?:\.\d+)*", text or "")
+    return tuple(int(part) for part in match.group().split(".")) if match else None
 
 
 def _cc_key(cc: str) -> tuple[int, int]:
@@ -209,11 +214,12 @@ def driver_cuda_ok(driver_version: str, cuda: str, platform: str = "linux") -> b
     Before 11 the toolkit's own driver is required. None when the tables cannot tell.
     """
     requirement = min_driver(cuda, platform)
-    if requirement is None or not _driver_key(driver_version):
+    have = driver_key(driver_version)
+    if requirement is None or have is None:
         return None
     # Either floor suffices: CUDA 11.0 shipped with drivers below the later 11.x family floor.
-    floors = [_driver_key(d) for d in (requirement.minor_compat, requirement.full) if d]
-    return _driver_key(driver_version) >= min(floors)
+    floors = [key for key in map(driver_key, (requirement.minor_compat, requirement.full)) if key]
+    return have >= min(floors)
 
 
 @cache

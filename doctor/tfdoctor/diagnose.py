@@ -38,9 +38,16 @@ def diagnose(host: Host, config: CheckConfig = CheckConfig(), *, smoke: SmokeOpt
         return build_report(collect_facts(host, progress), config)
     from tfdoctor.smoke import run_smoke
 
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    cancel = cancel or threading.Event()
+    pool = ThreadPoolExecutor(max_workers=1)
+    try:
         running = pool.submit(run_smoke, host, only=smoke.only, budget=smoke.budget,
                               per_recipe=smoke.per_recipe, progress=smoke_progress, cancel=cancel)
         facts = collect_facts(host, progress)
         smoke_facts = running.result()
+    except BaseException:
+        cancel.set()  # Ctrl+C, SIGTERM: stop the smoke child now, not at its time limit
+        raise
+    finally:
+        pool.shutdown(wait=False)
     return build_report(replace(facts, smoke=smoke_facts), config)

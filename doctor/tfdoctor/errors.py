@@ -16,6 +16,17 @@ class InputFileError(TfdoctorError):
     reference = "bad-input-file"
 
 
+class OutputFileError(TfdoctorError):
+    """A file tfdoctor was asked to write (saved facts, a report, a plan, metrics) that cannot be written."""
+
+    reference = "cannot-write-file"
+
+    def __init__(self, path: object, reason: str) -> None:
+        super().__init__(f"cannot write {path}: {reason}")
+        self.reason = reason
+        """Why, without the path: the OS's words (strerror)."""
+
+
 class InterpreterError(TfdoctorError):
     """The target interpreter (--python) does not exist or cannot run."""
 

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,28 @@ class CommandResult:
         return f"exited with status {self.returncode}"
 
 
+_LIVE_GROUPS: set[int] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def track_group(proc: subprocess.Popen[str], live: bool = True) -> None:
+    """Record (or forget) a child's process group, so `kill_all_children` can reach it."""
+    with _LIVE_LOCK:
+        (_LIVE_GROUPS.add if live else _LIVE_GROUPS.discard)(proc.pid)
+
+
+def kill_all_children() -> None:
+    """SIGKILL every child group still running: on Ctrl+C or SIGTERM, before tfdoctor exits, so
+    no TensorFlow child is left holding a GPU (the children run in their own sessions)."""
+    with _LIVE_LOCK:
+        groups = list(_LIVE_GROUPS)
+    for pgid in groups:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def run_command(
     argv: Sequence[str],
     *,
@@ -68,6 +91,7 @@ def run_command(
         )
     except OSError as exc:
         return CommandResult(tuple(argv), None, "", "", error=exc.strerror or str(exc))
+    track_group(proc)
     try:
         out, err = proc.communicate(input, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -78,6 +102,8 @@ def run_command(
         kill_group(proc)
         proc.wait()
         raise
+    finally:
+        track_group(proc, live=False)
     # A child that exited may have left grandchildren behind in its group.
     kill_group(proc)
     return CommandResult(tuple(argv), proc.returncode, out, err)

@@ -260,3 +260,13 @@ def test_matching_tf_is_chosen_from_the_tables():
     blackwell, _ = CASES["gpu-newer-than-tf"]
     fix = next(f for f in judge(blackwell).findings if f.id == "gpu-newer-than-tf").remediation
     assert fix.commands[-1].endswith("install 'tensorflow[and-cuda]==2.21.*'")
+
+
+def test_registration_order_is_the_stack():
+    """Root cause is the first unexplained error in registration order: driver before CUDA
+    before TensorFlow before Python packages before the environment, smoke work last. (An
+    import sorter once alphabetised the list; this pins it.)"""
+    areas = [spec.area for spec in all_checks()]
+    firsts = {area: areas.index(area) for area in dict.fromkeys(areas)}
+    assert list(firsts) == ["driver", "gpu", "cuda", "tensorflow", "platform", "python",
+                            "environment", "tfdoctor", "smoke"]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tfdoctor import facts as facts_module
+from tfdoctor import facts_smoke
 from tfdoctor.facts import SCHEMA_VERSION, Facts
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -64,10 +65,15 @@ _SCALARS = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
 def attribute_docs() -> dict[str, dict[str, str]]:
-    """Class -> field -> the string literal written right after the field in facts.py."""
-    tree = ast.parse(Path(facts_module.__file__).read_text(encoding="utf-8"))
+    """Class -> field -> the string literal written right after the field in facts.py (and in
+    facts_smoke.py, whose classes facts.py re-exports)."""
     docs: dict[str, dict[str, str]] = {}
-    for node in tree.body:
+    nodes = [
+        node
+        for module in (facts_module, facts_smoke)
+        for node in ast.parse(Path(module.__file__).read_text(encoding="utf-8")).body
+    ]
+    for node in nodes:
         if not isinstance(node, ast.ClassDef):
             continue
         fields = docs.setdefault(node.name, {})

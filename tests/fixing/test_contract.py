@@ -64,6 +64,15 @@ def test_script_is_valid_posix_sh(path: Path):
     assert subprocess.run(["bash", "--posix", "-n", str(path)]).returncode == 0
 
 
+def test_shared_parts_are_not_fixes():
+    """fixes/_pip.sh is the body the pip fixes exec, not a fix: it has no header to read, and
+    a fix script's own header must still be read (its body is one exec line)."""
+    scripts = load_scripts()
+    assert (data_dir("fixes") / "_pip.sh").is_file()
+    assert not any(fix_id.startswith("_") for fix_id in scripts)
+    assert scripts["pin-python-packages"].summary.startswith("Install the numpy")
+
+
 def test_header_parser_rejects_bad_headers():
     """The planner trusts needs-root; a missing or misspelt value must not read as 'no'."""
     with pytest.raises(FixError, match="needs-root"):

@@ -8,7 +8,6 @@ from fakegpu.machine import FakeMachine
 from tfdoctor.probes.cuda_driver import probe_cuda_driver
 
 
-
 def test_stub_recognised_by_its_directory(tmp_path: Path) -> None:
     """A stubs/ libcuda that happens to answer cuInit is still a stub: the path gives it away."""
     machine = FakeMachine(tmp_path)

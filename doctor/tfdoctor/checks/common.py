@@ -31,14 +31,20 @@ def major_minor(text: str | None) -> str | None:
     return f"{v.major}.{v.minor}" if v else None
 
 
-def driver_tuple(text: str | None) -> tuple[int, ...] | None:
-    """NVIDIA driver versions ("580.65.06") compare per numeric component."""
-    if not text:
-        return None
-    try:
-        return tuple(int(p) for p in text.split("."))
-    except ValueError:
-        return None
+def nvidia_wheel(name: str, facts: Facts) -> str:
+    """The pip project of NVIDIA's wheel `name` for TensorFlow's CUDA: "nvidia-cudnn-cu12".
+
+    The suffix is "-cu<major of tf.cuda_version>" ("-cu11" is what TF 2.14's [and-cuda] pins,
+    "-cu12" every later release's: research/compat.md section 2); "-cu12" when TF's CUDA is
+    unknown or older than 11. CUDA 13 is uncertain: some -cu13 projects are deprecated
+    placeholders pointing to suffix-less ones (nvidia-cublas-cu13 -> nvidia-cublas) while
+    nvidia-cudnn-cu13 and nvidia-nccl-cu13 are real, and no TF release uses CUDA 13 yet, so
+    "-cu13" stands until one does and its pins say which names it chose.
+    """
+    tf = facts.tensorflow
+    cuda = version(tf.cuda_version if tf else None)
+    major = cuda.major if cuda and cuda.major >= 11 else 12
+    return f"{name}-cu{major}"
 
 
 def pip_install(facts: Facts, *requirements: str, extra: Iterable[str] = ()) -> str:

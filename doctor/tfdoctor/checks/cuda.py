@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from tfdoctor.checks.common import TF_INSTALL, pip_install, version
+from tfdoctor.checks.common import TF_INSTALL, nvidia_wheel, pip_install, version
 from tfdoctor.checks.driver import wants_gpu
 from tfdoctor.checks.usable import REQUIRED_LIBS
 from tfdoctor.facts import Facts, LibraryFacts
@@ -91,8 +91,8 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     tf = facts.tensorflow
     if tf is None or not tf.is_cuda_build:
         raise NotApplicable
-    pip_pkg = {"cudart": "nvidia-cuda-runtime-cu12", "cudnn": "nvidia-cudnn-cu12",
-               "cusolver": "nvidia-cusolver-cu12", "nvjitlink": "nvidia-nvjitlink-cu12"}
+    pip_pkg = {"cudart": "nvidia-cuda-runtime", "cudnn": "nvidia-cudnn",
+               "cusolver": "nvidia-cusolver", "nvjitlink": "nvidia-nvjitlink"}
     for lib in facts.libraries:
         ev = _lib_ev(lib)
         if lib.path is None:
@@ -134,7 +134,7 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         have = version(lib.version)
         need = version(built)
         if have and need and have.major == need.major and (have.major, have.minor) < (need.major, need.minor):
-            pkg = pip_pkg.get(lib.name, "nvidia-cudnn-cu12")
+            pkg = nvidia_wheel(pip_pkg.get(lib.name, "nvidia-cudnn"), facts)
             quote = (f" (\"Loaded runtime CuDNN library: {lib.version} but source was compiled "
                      f"with: {built}\")" if lib.name == "cudnn" else "")
             yield Finding(
@@ -199,9 +199,9 @@ def xla_toolchain(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                       f"XLA_FLAGS points --xla_gpu_cuda_data_dir at {x.xla_flags_data_dir}, "
                       "which does not exist.", {"env.XLA_FLAGS": facts.env.get("XLA_FLAGS", "")},
                       hint="Point it at a directory holding bin/ptxas and nvvm/libdevice, or unset it.")
-    nvcc_pin = tf.and_cuda_pins.get("nvidia-cuda-nvcc-cu12", "")
+    nvcc = nvidia_wheel("nvidia-cuda-nvcc", facts)
     fix = Remediation("install-cuda-nvcc-wheel", (
-        pip_install(facts, f"nvidia-cuda-nvcc-cu12{nvcc_pin}"),))
+        pip_install(facts, f"{nvcc}{tf.and_cuda_pins.get(nvcc, '')}"),))
     if x.ptxas is None:
         yield Finding("xla-ptxas-missing", Severity.WARNING,
                       "XLA cannot find ptxas: jit_compile functions fall back to the driver or fail.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tfdoctor import compat
-from tfdoctor.checks.common import CUDA_COMPAT, TF_INSTALL, driver_tuple, matching_tf
+from tfdoctor.checks.common import CUDA_COMPAT, TF_INSTALL, matching_tf
 from tfdoctor.facts import Facts
 from tfdoctor.findings import Finding, Remediation, Severity
 from tfdoctor.registry import CheckConfig, NotApplicable, check
@@ -160,8 +160,8 @@ def driver_supports_cuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]
             links=(CUDA_COMPAT, TF_INSTALL),
         )
         return
-    full = driver_tuple(req.full)
-    have = driver_tuple(drv)
+    full = compat.driver_key(req.full)
+    have = compat.driver_key(drv)
     if full and have and have < full:
         yield Finding(
             "driver-minor-version-compat", Severity.INFO,

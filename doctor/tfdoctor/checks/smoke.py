@@ -1,14 +1,18 @@
-"""Checks over the smoke run: how the child ended, the GPUs TF saw, recipe results, performance."""
+"""Checks over the smoke run: how the child ended, the GPUs TF saw, its log, recipe results.
+
+Performance (Tensor Cores, throughput, multi-GPU) is in smoke_perf.py.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tfdoctor.checks.common import nvidia_wheel
 from tfdoctor.facts import Facts, RecipeResult, SmokeFacts
 from tfdoctor.findings import Finding, Severity
 from tfdoctor.registry import CheckConfig, check
-from tfdoctor.smoke import logmap, peaks
-from tfdoctor.smoke.causes import CAUSES, FINDING_IDS, finding_id
+from tfdoctor.smoke import logmap
+from tfdoctor.smoke.causes import CAUSES, FINDING_IDS, NVCC_WHEEL, CauseInfo, finding_id
 
 CRASH_IDS = {"SIGILL": "smoke-illegal-instruction", "SIGKILL": "smoke-killed"}
 RECIPE_IDS = {
@@ -21,13 +25,17 @@ RECIPE_IDS = {
     "tensor-cores": "smoke-tensor-cores-failed",
     "multi-device": "smoke-multi-device-failed",
 }
-LOW_PEAK_PCT = 50.0
-"""Below this share of the spec peak a result is low (cuBLAS large GEMMs reach 70-90 %)."""
 
 
-def _smoke(facts: Facts) -> SmokeFacts:
+def smoke_facts(facts: Facts) -> SmokeFacts:
+    """The smoke facts of a check registered with needs="smoke"."""
     assert facts.smoke is not None  # guaranteed by needs="smoke"
     return facts.smoke
+
+
+def cause_hint(info: CauseInfo, facts: Facts) -> str:
+    """A log cause's hint, naming the nvidia-cuda-nvcc wheel of TensorFlow's CUDA major."""
+    return info.hint.replace(NVCC_WHEEL, nvidia_wheel("nvidia-cuda-nvcc", facts))
 
 
 def _log_evidence(tail: tuple[str, ...], total: int) -> dict[str, str]:
@@ -61,7 +69,7 @@ def _where(r: RecipeResult | None) -> str:
 )
 def check_smoke_run(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """The child that imports TensorFlow must finish without a hang, a signal or a bad stream."""
-    s = _smoke(facts)
+    s = smoke_facts(facts)
     stuck = next((r for r in s.recipes if r.status in ("timeout", "crashed")), None)
     evidence = {
         "python": s.python,
@@ -194,7 +202,7 @@ def _signal_finding(s: SmokeFacts, stuck: RecipeResult | None, evidence: dict[st
 )
 def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """A CUDA build of TensorFlow must register the GPUs NVML sees; the log tells why not."""
-    s = _smoke(facts)
+    s = smoke_facts(facts)
     if s.recipe("devices") is None or s.recipe("devices").status == "not-run":
         return
     seen = [d for d in s.devices if d.device_type == "GPU"]
@@ -216,7 +224,7 @@ def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                 else "; its log names no cause."
             ),
             evidence,
-            first.hint if first else "Run with TF_CPP_MAX_VLOG_LEVEL=3 to see more.",
+            cause_hint(first, facts) if first else "Run with TF_CPP_MAX_VLOG_LEVEL=3 to see more.",
             links=(first.link,) if first and first.link else (),
         )
     elif seen and expected and len(seen) < expected:
@@ -239,7 +247,7 @@ def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 )
 def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Every recognised failure line becomes a finding, unless it only explains a missing GPU."""
-    s = _smoke(facts)
+    s = smoke_facts(facts)
     no_gpu = not any(d.device_type == "GPU" for d in s.devices)
     done: set[str] = set()
     for cause in s.causes:
@@ -257,7 +265,7 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             info.severity,
             info.message,
             evidence,
-            info.hint,
+            cause_hint(info, facts),
             links=(info.link,) if info.link else (),
         )
 
@@ -272,7 +280,7 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 )
 def check_smoke_recipes(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """matmul, conv2d, mixed precision, XLA, placement and all-reduce must match references."""
-    for r in _smoke(facts).recipes:
+    for r in smoke_facts(facts).recipes:
         if r.status not in ("failed", "error") or r.name not in RECIPE_IDS:
             continue
         evidence = {
@@ -289,160 +297,6 @@ def check_smoke_recipes(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             Severity.ERROR,
             f"The {r.name} smoke recipe {what}" + (f" on {r.device}." if r.device else "."),
             evidence,
-            cause.hint if cause else "The evidence shows the error TensorFlow raised.",
+            cause_hint(cause, facts) if cause else "The evidence shows the error TensorFlow raised.",
             links=(cause.link,) if cause and cause.link else (),
-        )
-
-
-def _gpu_results(s: SmokeFacts, name: str) -> Iterator[tuple[RecipeResult, str | None, str | None]]:
-    """(result, GPU model, compute capability) for a recipe's passed GPU runs."""
-    for r in s.recipes:
-        if r.name == name and r.status == "passed" and (r.device or "").startswith("GPU"):
-            dev = next((d for d in s.devices if d.name == r.device), None)
-            yield r, dev.model if dev else None, dev.compute_capability if dev else None
-
-
-@check(
-    id="smoke-tensor-cores",
-    title="Tensor Cores are used",
-    area="smoke",
-    needs="smoke",
-    emits=("tensor-cores-used", "tensor-cores-not-used", "tensor-cores-unknown"),
-)
-def check_tensor_cores(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
-    """fp16/bf16 matmuls on a Volta-or-newer GPU should run on Tensor Cores: judge the evidence."""
-    for r, model, cc in _gpu_results(_smoke(facts), "tensor-cores"):
-        kernels = tuple(k for k in r.info.get("kernels", "").split("\n") if k)
-        v = peaks.tensor_core_verdict(
-            cc, r.metrics.get("fp16_vs_fp32"), kernels, "profiler_error" not in r.info
-        )
-        if v.verdict == "not-available":
-            continue
-        evidence = {
-            "device": r.device or "?",
-            "model": model or "?",
-            "compute_capability": cc or "?",
-            "confidence": v.confidence,
-            "reason": v.reason,
-            **{
-                k: f"{r.metrics[k]:.2f}" for k in ("fp16_vs_fp32", "bf16_vs_fp32") if k in r.metrics
-            },
-            **({"kernels": "\n".join(kernels[:8])} if kernels else {}),
-            **({"profiler": r.info["profiler_error"]} if "profiler_error" in r.info else {}),
-        }
-        fid, sev, text = {
-            "used": ("tensor-cores-used", Severity.INFO, "Tensor Cores are used"),
-            "not-used": (
-                "tensor-cores-not-used",
-                Severity.WARNING,
-                "Tensor Cores do not appear to be used",
-            ),
-        }.get(
-            v.verdict, ("tensor-cores-unknown", Severity.INFO, "Tensor Core use could not be shown")
-        )
-        yield Finding(
-            fid,
-            sev,
-            f"{text} on {r.device} ({v.confidence} confidence).",
-            evidence,
-            None
-            if fid == "tensor-cores-used"
-            else "Use mixed precision (mixed_float16 / mixed_bfloat16) and dimensions that are "
-            "multiples of 8.",
-        )
-
-
-@check(
-    id="smoke-throughput",
-    title="GPU throughput is near its spec",
-    area="smoke",
-    needs="smoke",
-    emits=("gpu-throughput-low",),
-)
-def check_throughput(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
-    """Measured matmul TFLOPS and memory bandwidth against the GPU model's spec peak."""
-    from tfdoctor import compat  # the GPU spec table; imported here so a replay needs no GPU
-
-    for r, model, _cc in _gpu_results(_smoke(facts), "throughput"):
-        spec = compat.gpu_model(model) if model else None
-        if spec is None:
-            continue
-        pairs = (
-            ("fp32 matmul", "float32_tflops", spec.fp32_tflops, "TFLOPS"),
-            ("fp16 matmul", "float16_tflops", spec.fp16_tensor_tflops, "TFLOPS"),
-            ("bf16 matmul", "bfloat16_tflops", spec.bf16_tensor_tflops, "TFLOPS"),
-            ("memory bandwidth", "bandwidth_gbs", spec.bandwidth_gbs, "GB/s"),
-        )
-        low = []
-        evidence = {"device": r.device or "?", "model": model or "?"}
-        for label, key, peak, unit in pairs:
-            pct = peaks.percent_of_peak(r.metrics.get(key), peak)
-            if pct is None:
-                continue
-            evidence[label] = f"{r.metrics[key]:.1f} {unit} = {pct:.0f} % of {peak:g}"
-            if pct < LOW_PEAK_PCT:
-                low.append(f"{pct:.0f} % of expected {label}")
-        if not low:
-            continue
-        causes = peaks.likely_causes(r.nvml)
-        if causes:
-            evidence["likely_causes"] = "; ".join(causes)
-        yield Finding(
-            "gpu-throughput-low",
-            Severity.WARNING,
-            f"{r.device} ({model}) reached only " + ", ".join(low) + ".",
-            evidence,
-            "; ".join(causes)
-            if causes
-            else "Check clocks, power cap and other processes on the GPU (nvidia-smi -q -d "
-            "PERFORMANCE,POWER).",
-        )
-
-
-@check(
-    id="smoke-multi-gpu",
-    title="Multi-GPU all-reduce and scaling",
-    area="smoke",
-    needs="smoke",
-    emits=("nccl-not-run", "nccl-allreduce-measured", "multi-gpu-scaling-low"),
-)
-def check_multi_gpu(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
-    """NCCL all-reduce bus bandwidth (nccl-tests formula) and 1 -> N GPU step scaling."""
-    r = _smoke(facts).recipe("multi-device")
-    if r is None or r.status != "passed":
-        return
-    kind = r.info.get("cross_device_ops", "?")
-    if kind != "nccl":
-        yield Finding(
-            "nccl-not-run",
-            Severity.INFO,
-            "NCCL was not exercised: fewer than two GPUs; the strategy path ran with "
-            f"{kind} over {r.info.get('devices', '?')}.",
-            {"cross_device_ops": kind},
-        )
-        return
-    n = int(r.metrics.get("replicas", 0))
-    evidence = {
-        "gpus": str(n),
-        **{
-            k: f"{r.metrics[k]:.2f}"
-            for k in ("algbw_gbs", "busbw_gbs", "scaling_efficiency")
-            if k in r.metrics
-        },
-    }
-    yield Finding(
-        "nccl-allreduce-measured",
-        Severity.INFO,
-        f"NCCL all-reduce over {n} GPUs is correct; bus bandwidth "
-        f"{r.metrics.get('busbw_gbs', 0):.1f} GB/s.",
-        evidence,
-    )
-    eff = r.metrics.get("scaling_efficiency")
-    if eff is not None and eff < 0.7:
-        yield Finding(
-            "multi-gpu-scaling-low",
-            Severity.WARNING,
-            f"A data-parallel step on {n} GPUs ran at {eff:.0%} of the one-GPU speed.",
-            evidence,
-            "Check the GPU interconnect (nvidia-smi topo -m) and PCIe links.",
         )

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tfdoctor.errors import FixError
+from tfdoctor.files import write_atomic
 
 JOURNAL_VERSION = 1
 
@@ -77,9 +78,7 @@ class Journal:
         return None
 
     def save(self) -> None:
-        tmp = self.dir / "journal.json.tmp"
-        tmp.write_text(json.dumps(self.data, indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, self.dir / "journal.json")
+        write_atomic(self.dir / "journal.json", json.dumps(self.data, indent=2) + "\n")
 
     def set(self, **fields: Any) -> None:
         self.data.update(fields)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tfdoctor.errors import FixError
+from tfdoctor.files import write_atomic
 
 PLAN_VERSION = 1
 KINDS = ("pip", "hook", "manual")
@@ -95,10 +96,8 @@ def this_host() -> str:
 
 
 def save_plan(plan: FixPlan, path: Path) -> None:
-    try:
-        path.write_text(json.dumps(plan.to_dict(), indent=2) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise FixError(f"cannot write {path}: {exc.strerror or exc}") from None
+    """Write the plan atomically, readable by its owner only (it names the host and paths)."""
+    write_atomic(path, json.dumps(plan.to_dict(), indent=2) + "\n")
 
 
 def load_plan(path: Path) -> FixPlan:

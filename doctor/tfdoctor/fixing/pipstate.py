@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import tempfile
 import zipfile
 from pathlib import Path
@@ -93,7 +94,7 @@ def extract(archive: str) -> None:
             target = Path("/", info.filename)
             target.parent.mkdir(parents=True, exist_ok=True)
             with zf.open(info) as src, open(target, "wb") as dst:
-                dst.write(src.read())
+                shutil.copyfileobj(src, dst)  # in chunks: a CUDA .so can be 1 GB
             mode = (info.external_attr >> 16) & 0o7777
             if mode:
                 os.chmod(target, mode)

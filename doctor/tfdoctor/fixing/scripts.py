@@ -74,9 +74,10 @@ def read_script(path: Path) -> FixScript:
 
 @lru_cache(maxsize=4)
 def load_scripts(directory: Path | None = None) -> dict[str, FixScript]:
-    """Every fixes/*.sh by fix id."""
+    """Every fixes/*.sh by fix id; files starting with "_" are shared parts (_pip.sh), not fixes."""
     root = directory or data_dir("fixes")
-    return {s.id: s for s in (read_script(p) for p in sorted(root.glob("*.sh")))}
+    paths = sorted(p for p in root.glob("*.sh") if not p.name.startswith("_"))
+    return {s.id: s for s in (read_script(p) for p in paths)}
 
 
 @lru_cache(maxsize=4)

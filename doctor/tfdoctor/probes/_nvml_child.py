@@ -10,27 +10,16 @@ name under "errors".
 """
 
 import json
+import os
 import sys
 
+# `-I` implies `-P` from Python 3.11: the script's directory is not on sys.path. Appended, not
+# prepended, so no module beside this one (probes/platform.py) can shadow the standard library.
+sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+
+from _childlib import loaded_library, step  # noqa: E402  (needs the path above)
+
 CHILD_PROTOCOL = 1
-
-
-def step(name):
-    sys.stderr.write(f"@step {name}\n")
-    sys.stderr.flush()
-
-
-def loaded_library(fragment):
-    """Path of the mapped file whose name starts with `fragment` (the library dlopen chose)."""
-    try:
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
-            for line in maps:
-                parts = line.split(None, 5)
-                if len(parts) == 6 and parts[5].rsplit("/", 1)[-1].startswith(fragment):
-                    return parts[5].strip()
-    except OSError:
-        pass
-    return None
 
 
 class Collector:

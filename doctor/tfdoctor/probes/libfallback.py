@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from tfdoctor.host import Host
+from tfdoctor.probes import tfbuild
 
 # Short name -> (header file names, version macros). One macro means the encoded CUDART_VERSION.
 HEADERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -34,9 +35,9 @@ HEADERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # cuDNN 7 had it in cudnn.h (research/compat.md section 5b).
     "cudnn": (
         ("cudnn_version.h", "cudnn_version_v{major}.h", "cudnn.h"),
-        ("CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL"),
+        tfbuild.CUDNN_MACROS,
     ),
-    "nccl": (("nccl.h",), ("NCCL_MAJOR", "NCCL_MINOR", "NCCL_PATCH")),
+    "nccl": (("nccl.h",), tfbuild.NCCL_MACROS),
 }
 
 # The version macros sit in the first few KB of every header above; cuda_runtime_api.h is 650 KB.
@@ -76,7 +77,7 @@ def header_version(host: Host, name: str, path: str, soname: str) -> str | None:
     for directory in _include_dirs(host, path):
         for file in files:
             text = _head(os.path.join(directory, file.format(major=major)))
-            version = _from_macros(text, macros) if text else None
+            version = tfbuild.header_version(text, macros) if text else None
             if version and (major is None or version.split(".")[0] == major):
                 return version
     return None
@@ -98,18 +99,6 @@ def _head(path: str) -> str | None:
             return f.read(_HEAD_BYTES).decode("utf-8", "replace")
     except OSError:
         return None
-
-
-def _from_macros(text: str, macros: tuple[str, ...]) -> str | None:
-    values = []
-    for macro in macros:
-        match = re.search(rf"^\s*#\s*define\s+{macro}\s+(\d+)\b", text, re.MULTILINE)
-        if not match:
-            return None
-        values.append(int(match.group(1)))
-    if len(values) == 1:  # CUDART_VERSION: 1000 * major + 10 * minor
-        return f"{values[0] // 1000}.{values[0] % 1000 // 10}"
-    return ".".join(str(v) for v in values)
 
 
 def metadata_version(

@@ -18,24 +18,13 @@ from tfdoctor.host import Host
 from tfdoctor.probes import libfallback, libresolve
 from tfdoctor.probes.elf import DynamicInfo, expand_origin, read_dynamic
 from tfdoctor.probes.ldcache import read_cache
-from tfdoctor.probes.libversion import Answer, ask_versions
+from tfdoctor.probes.libversion import ASKABLE, Answer, ask_versions
 
 FRAMEWORK = "libtensorflow_framework.so.2"
 
-# Report order: the order TF's TryDlopenCUDALibraries asks for them, then the extras.
-ORDER = (
-    "cudart",
-    "cublas",
-    "cublasLt",
-    "cufft",
-    "curand",
-    "cusolver",
-    "cusparse",
-    "cupti",
-    "cudnn",
-    "nccl",
-    "nvjitlink",
-)
+# Report order: the order TF's TryDlopenCUDALibraries asks for them (every one is askable), then
+# the extras.
+ORDER = ASKABLE
 
 # nvJitLink is not dlopened by TF: libcusolver.so.11 and libcusparse.so.12 of CUDA 12 have it as
 # DT_NEEDED ("dlerror: libnvJitLink.so.12: cannot open shared object file", compat.md section 8b),

@@ -18,20 +18,19 @@ from tfdoctor.facts import ProbeIssue
 from tfdoctor.host import CommandResult, Host
 
 CHILD = Path(__file__).with_name("_libversion_child.py")
-ASKABLE = frozenset(
-    {
-        "cudart",
-        "cublas",
-        "cublasLt",
-        "cufft",
-        "curand",
-        "cusolver",
-        "cusparse",
-        "cupti",
-        "cudnn",
-        "nccl",
-        "nvjitlink",
-    }
+# The libraries the child can ask (its ASK table), in report order: libraries.ORDER is this tuple.
+ASKABLE = (
+    "cudart",
+    "cublas",
+    "cublasLt",
+    "cufft",
+    "curand",
+    "cusolver",
+    "cusparse",
+    "cupti",
+    "cudnn",
+    "nccl",
+    "nvjitlink",
 )
 
 

@@ -129,22 +129,35 @@ def sonames(defines: Mapping[str, str]) -> dict[str, str]:
     return result
 
 
+# Version macros of the cuDNN (cudnn_version.h from cuDNN 8, cudnn.h before) and NCCL headers.
+CUDNN_MACROS = ("CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL")
+NCCL_MACROS = ("NCCL_MAJOR", "NCCL_MINOR", "NCCL_PATCH")
+
+
+def header_version(text: str, macros: tuple[str, ...]) -> str | None:
+    """ "9.3.0" from a header's numeric version macros, in order; None when one is missing.
+
+    A single macro is CUDART_VERSION's encoding, 1000 * major + 10 * minor (cuda_runtime_api.h).
+    """
+    values = []
+    for macro in macros:
+        match = re.search(rf"^\s*#\s*define\s+{macro}\s+(\d+)\b", text, re.MULTILINE)
+        if not match:
+            return None
+        values.append(int(match.group(1)))
+    if len(values) == 1:
+        return f"{values[0] // 1000}.{values[0] % 1000 // 10}"
+    return ".".join(str(v) for v in values)
+
+
 def cudnn_header_version(text: str) -> str | None:
     """ "9.3.0" from cudnn_version.h (cuDNN >= 8) or cudnn.h (cuDNN 7)."""
-    d = parse_defines(text)
-    parts = [d.get("CUDNN_MAJOR"), d.get("CUDNN_MINOR"), d.get("CUDNN_PATCHLEVEL")]
-    if not all(p and p.isdigit() for p in parts):
-        return None
-    return ".".join(str(p) for p in parts)
+    return header_version(text, CUDNN_MACROS)
 
 
 def nccl_header_version(text: str) -> str | None:
     """ "2.27.7" from nccl.h."""
-    d = parse_defines(text)
-    parts = [d.get("NCCL_MAJOR"), d.get("NCCL_MINOR"), d.get("NCCL_PATCH")]
-    if not all(p and p.isdigit() for p in parts):
-        return None
-    return ".".join(str(p) for p in parts)
+    return header_version(text, NCCL_MACROS)
 
 
 def parse_requirements(

@@ -93,7 +93,7 @@ def report(
     """
     from tfdoctor.console import note
     from tfdoctor.errors import TfdoctorError
-    from tfdoctor.share.atomic import write_atomic
+    from tfdoctor.files import write_atomic
     from tfdoctor.share.redact import Identity, Policy, Redactor
     from tfdoctor.share.support import make_support_report, output_paths
 

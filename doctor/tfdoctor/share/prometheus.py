@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+from tfdoctor.files import write_atomic
 from tfdoctor.findings import CheckStatus, Severity
 from tfdoctor.report import Report
-from tfdoctor.share.atomic import write_atomic
 
 VERDICTS = ("healthy", "problems", "incomplete")
 DTYPES = {"float32_tflops": "float32", "float16_tflops": "float16", "bfloat16_tflops": "bfloat16"}

@@ -125,5 +125,25 @@ def main():
     emit({"event": "end"})
 
 
+def _exit_with_parent():
+    """Exit when stdin reaches EOF: tfdoctor keeps it open and unused, so EOF means the
+    parent is gone (even by SIGKILL) and nobody will ever read our results."""
+
+    def watch():
+        # os.read on the raw fd: a daemon thread blocked in sys.stdin's buffered reader makes
+        # interpreter shutdown abort ("could not acquire lock for <stdin>").
+        try:
+            while os.read(0, 4096):
+                pass
+        except OSError:
+            pass
+        os._exit(3)
+
+    import threading
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 if __name__ == "__main__":
+    _exit_with_parent()
     main()

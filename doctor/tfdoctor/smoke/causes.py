@@ -10,6 +10,10 @@ TF_PIP = "https://www.tensorflow.org/install/pip"
 XLA_GPU = "https://openxla.org/xla/flags_guidance"
 
 
+NVCC_WHEEL = "{nvcc_wheel}"
+"""Stands in a hint for the nvidia-cuda-nvcc wheel of TF's CUDA major (checks fill it in)."""
+
+
 @dataclass(frozen=True, slots=True)
 class CauseInfo:
     """One log cause: the finding it becomes, how bad, what it means, what to do."""
@@ -109,26 +113,26 @@ CAUSES: dict[str, CauseInfo] = {
     "libdevice-missing": CauseInfo(
         Severity.ERROR,
         "XLA could not find libdevice, so jit_compile on the GPU fails.",
-        "pip install nvidia-cuda-nvcc-cu12, or set XLA_FLAGS=--xla_gpu_cuda_data_dir=<CUDA dir "
+        "pip install {nvcc_wheel}, or set XLA_FLAGS=--xla_gpu_cuda_data_dir=<CUDA dir "
         "containing nvvm/libdevice>.",
         XLA_GPU,
     ),
     "ptxas-missing": CauseInfo(
         Severity.WARNING,
         "XLA could not find ptxas and falls back to the driver for PTX compilation.",
-        "pip install nvidia-cuda-nvcc-cu12 or put a CUDA toolkit's bin/ on PATH.",
+        "pip install {nvcc_wheel} or put a CUDA toolkit's bin/ on PATH.",
         XLA_GPU,
     ),
     "ptxas-too-old": CauseInfo(
         Severity.ERROR,
         "The ptxas XLA uses is older than 11.1 and known to miscompile.",
-        "Put a newer ptxas first on PATH (pip install nvidia-cuda-nvcc-cu12).",
+        "Put a newer ptxas first on PATH (pip install {nvcc_wheel}).",
         XLA_GPU,
     ),
     "ptxas-failed": CauseInfo(
         Severity.ERROR,
         "ptxas failed to compile XLA's generated PTX.",
-        "Use the ptxas of TensorFlow's CUDA version (pip install nvidia-cuda-nvcc-cu12).",
+        "Use the ptxas of TensorFlow's CUDA version (pip install {nvcc_wheel}).",
         XLA_GPU,
     ),
     "driver-older-than-ptxas": CauseInfo(

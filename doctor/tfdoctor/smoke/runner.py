@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tfdoctor.facts import RecipeResult, SmokeFacts
-from tfdoctor.host import Host, kill_group
+from tfdoctor.host import Host, kill_group, track_group
 from tfdoctor.smoke import assemble
 from tfdoctor.smoke.nvml import NvmlSampler
 from tfdoctor.smoke.recipes import recipe_names
@@ -101,9 +101,11 @@ class _Run:
         start = time.monotonic()
         argv = [self.host.python, str(CHILD), json.dumps({"recipes": list(self.names)})]
         try:
+            # stdin stays open and unused: the child's watchdog exits when it reads EOF, i.e.
+            # when tfdoctor is gone, even by SIGKILL (no orphan TensorFlow holding a GPU).
             proc = subprocess.Popen(
                 argv,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 env=child_env(self.host),
@@ -118,12 +120,16 @@ class _Run:
                 exit=exc.strerror or str(exc),
                 recipes=self._not_run("could not start"),
             )
+        track_group(proc)
         readers = [self._reader(proc.stdout, "out"), self._reader(proc.stderr, "err")]
         try:
             outcome, limit = self._loop(proc, start)
         finally:
             kill_group(proc)
             proc.wait()
+            track_group(proc, live=False)
+            if proc.stdin is not None:
+                proc.stdin.close()
             self.nvml.stop()
         for reader in readers:
             reader.join(timeout=2.0)

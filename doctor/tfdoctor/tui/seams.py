@@ -7,7 +7,6 @@ fix planner (`tfdoctor.fixing`) and the support report (`tfdoctor.share`) plug i
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -32,7 +31,7 @@ class LoadReport(Protocol):
 Applier = Callable[[list[str]], str]
 """applier(fix_ids) -> a before/after summary; may also have `.undo() -> str`."""
 Exporter = Callable[["Report", Path], Path]
-"""exporter(report, path) -> the file written (owner-only permissions)."""
+"""exporter(report, path) -> the file written (owner-only permissions); OSError when it cannot."""
 
 
 def diagnosis_loader(host: Host, config: CheckConfig, smoke: SmokeOptions | None) -> LoadReport:
@@ -49,11 +48,19 @@ def diagnosis_loader(host: Host, config: CheckConfig, smoke: SmokeOptions | None
 
 def export_json(report: Report, path: Path) -> Path:
     """Write the report's JSON document, readable by its owner only (it names paths and GPUs)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(json.dumps(report.to_dict(), indent=2) + "\n")
-    os.chmod(path, 0o600)  # O_CREAT's mode does not apply to a file that already existed
+    write_export(path, json.dumps(report.to_dict(), indent=2) + "\n")
     return path
+
+
+def write_export(path: Path, text: str) -> None:
+    """write_atomic (owner-only), failing as the OSError the export screen reports with its reason."""
+    from tfdoctor.errors import OutputFileError
+    from tfdoctor.files import write_atomic
+
+    try:
+        write_atomic(path, text)
+    except OutputFileError as exc:
+        raise OSError(exc.reason) from None
 
 
 def final_words(report: Report | None, outcome: str, error: str | None,
@@ -110,13 +117,12 @@ class PlanApplier:
 
 def export_support_report(report: Report, path: Path) -> Path:
     """The support report (`tfdoctor report`): redacted Markdown at `path`, its JSON beside it."""
-    from tfdoctor.share.atomic import write_atomic
     from tfdoctor.share.redact import Identity, Policy, Redactor
     from tfdoctor.share.support import make_support_report
 
     redactor = Redactor(Policy.make(None, ()), Identity.of_this_process())
     support = make_support_report(report.facts, report.config, redactor)
     markdown = path if path.suffix == ".md" else path.with_suffix(".md")
-    write_atomic(markdown, support.markdown)
-    write_atomic(markdown.with_suffix(".json"), support.json)
+    write_export(markdown, support.markdown)
+    write_export(markdown.with_suffix(".json"), support.json)
     return markdown

@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from tfdoctor.errors import InputFileError
+from tfdoctor.errors import OutputFileError
 
 
 def write_atomic(path: Path, text: str, mode: int = 0o600) -> None:
@@ -20,7 +20,7 @@ def write_atomic(path: Path, text: str, mode: int = 0o600) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:
-        raise InputFileError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise OutputFileError(path, exc.strerror or str(exc)) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             os.fchmod(f.fileno(), mode)
@@ -30,4 +30,4 @@ def write_atomic(path: Path, text: str, mode: int = 0o600) -> None:
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
-        raise InputFileError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise OutputFileError(path, exc.strerror or str(exc)) from None
