@@ -10,17 +10,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from helpers import need  # noqa: E402
+
 ENVS = Path(os.environ.get("TFDOCTOR_TEST_ENVS", Path.home() / ".cache" / "tfdoctor" / "test-envs"))
 
 
 def _venv_python(var: str, name: str) -> str:
     """A real TensorFlow venv made by tests/envs/setup.sh; CI must have it, so never skip there."""
     path = os.environ.get(var) or str(ENVS / name / "bin" / "python")
-    if not Path(path).exists():
-        message = f"{path} missing: run tests/envs/setup.sh (or set {var})"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    need(Path(path).exists(), f"{path} missing: run tests/envs/setup.sh (or set {var})")
     return path
 
 

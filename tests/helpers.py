@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from tfdoctor.facts import (
     SCHEMA_VERSION,
     CudaDriverFacts,
@@ -100,3 +102,13 @@ def judge(facts: Facts, expect_gpus: int | None = None) -> Report:
 
 def ids(report: Report) -> list[str]:
     return [f.id for f in report.findings]
+
+
+def need(ok: bool, why: str) -> None:
+    """A test input of this machine image (a real toolkit, an old Python): skip where it is
+    missing on a developer's machine, but fail in CI, where a skip would hide a broken setup."""
+    if ok:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{why} (CI must provide it)")
+    pytest.skip(why)

@@ -58,14 +58,14 @@ def emit(report: Report, *, as_json: bool, verbose: bool, fail_on: str,
     from tfdoctor.render_text import render_text
 
     code = exit_code_for(report, fail_on)
+    if prometheus_textfile is not None:  # before stdout: a write failure must not contradict it
+        from tfdoctor.share.prometheus import write_prometheus_textfile
+
+        write_prometheus_textfile(report, prometheus_textfile, exit_code=int(code))
     if as_json:
         click.echo(json.dumps(report.to_dict(exit_code=int(code)), indent=2))
     else:
         click.echo(render_text(report, verbose=verbose, color=color_enabled(sys.stdout)), nl=False)
-    if prometheus_textfile is not None:
-        from tfdoctor.share.prometheus import write_prometheus_textfile
-
-        write_prometheus_textfile(report, prometheus_textfile, exit_code=int(code))
     return code
 
 
@@ -122,9 +122,12 @@ def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budge
     from tfdoctor.registry import CheckConfig
 
     host = host_from_environment(resolve_python(python))
+    for out in (save, prometheus_textfile):
+        check_writable(out)  # before minutes of diagnosis, not after
     smoke = None if (quick or no_smoke) else SmokeOptions(parse_only(only), budget)
     config = CheckConfig(expect_gpus=expect_gpus)
-    if not as_json and not no_tui and sys.stdout.isatty() and sys.stdin.isatty():
+    plain = as_json or no_tui or prometheus_textfile is not None
+    if not plain and sys.stdout.isatty() and sys.stdin.isatty():
         from tfdoctor.tui import run_tui
 
         ctx.exit(run_tui(host, config, smoke, fail_on=fail_on,
@@ -134,6 +137,17 @@ def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budge
         save_facts(save, report)
     ctx.exit(emit(report, as_json=as_json, verbose=verbose, fail_on=fail_on,
                   prometheus_textfile=prometheus_textfile))
+
+
+def check_writable(path: Path | None) -> None:
+    """A usage error now if an output file could not be written later."""
+    from tfdoctor.errors import OutputFileError
+
+    if path is None:
+        return
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise OutputFileError(path, f"directory {parent} does not exist or is not writable")
 
 
 def save_facts(path: Path, report: Report) -> None:

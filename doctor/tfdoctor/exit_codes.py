@@ -9,6 +9,11 @@ if TYPE_CHECKING:
     from tfdoctor.report import Report
 
 
+INCOMPLETENESS = frozenset({"probe-failed", "check-crashed"})
+"""Findings that say a check could not be made: they make exit code 3, never 1, even with
+--fail-on warning (provisioning must tell "broken" from "could not check")."""
+
+
 @unique
 class ExitCode(IntEnum):
     """What a provisioning script can act on; documented in docs/exit-codes.md."""
@@ -20,7 +25,8 @@ class ExitCode(IntEnum):
     USAGE = 2
     """Bad flags or bad input: unknown option value, unreadable facts file, missing interpreter."""
     INCOMPLETE = 3
-    """Could not check: a probe timed out or crashed, or a check crashed, and nothing failed."""
+    """Could not check, and nothing failed: a probe did not finish, a check crashed, or smoke
+    work was stopped (Report.incomplete)."""
     INTERNAL = 70
     """A bug in tfdoctor itself (EX_SOFTWARE); the message asks for a report."""
     INTERRUPTED = 130
@@ -32,7 +38,7 @@ def exit_code_for(report: Report, fail_on: str = "error") -> ExitCode:
     from tfdoctor.findings import Severity
 
     threshold = Severity(fail_on).rank
-    if any(f.severity.rank >= threshold for f in report.findings):
+    if any(f.severity.rank >= threshold for f in report.findings if f.id not in INCOMPLETENESS):
         return ExitCode.PROBLEMS
     if report.incomplete:
         return ExitCode.INCOMPLETE

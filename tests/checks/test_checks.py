@@ -26,10 +26,14 @@ def _lib(name, **kw):
 CASES = {
     "driver-not-installed": (change(H, driver={"nvml_error": "NVML_ERROR_LIBRARY_NOT_FOUND",
                                                "driver_version": None, "kernel_module_version": None,
+                                               "nvidia_module_loaded": False,
                                                "gpus": (), "device_nodes": ()},
                                     cuda_driver={"load_error": "libcuda.so.1: cannot open shared object file",
                                                  "library": None, "init_result": None}),
                              "driver-not-installed"),
+    "driver-libraries-not-found": (change(H, driver={
+        "nvml_error": "NVML_ERROR_LIBRARY_NOT_FOUND", "driver_version": None, "gpus": ()},
+        platform={"in_container": True}), "driver-libraries-not-found"),
     "driver-not-loaded": (change(H, driver={"nvml_error": "NVML_ERROR_DRIVER_NOT_LOADED", "gpus": (),
                                             "nouveau_loaded": True, "kernel_module_version": None,
                                             "driver_version": None}),
@@ -79,6 +83,14 @@ CASES = {
         other_copies=("/venv/lib/python3.11/site-packages/nvidia/cudnn/lib/libcudnn.so.9",))), None),
     "cuda-library-version-unknown": (change(H, libraries=_lib("cufft", version=None,
                                                               error="SIGSEGV in cufftGetVersion")), None),
+    "cuda-library-unloadable": (change(H, libraries=_lib(
+        "cudnn", version=None, error="dlopen failed: libcudnn.so.9: file too short")),
+        "cuda-library-unloadable"),
+    "cudnn-gpu-unsupported": (change(H, libraries=_lib("cudnn", version="9.17.0"),
+                                     driver={"gpus": (gpu(0, "Tesla V100-SXM2-32GB", "7.0"),)}),
+                              "cudnn-gpu-unsupported"),
+    "gpu-lost": (change(H, driver={"gpus": (gpu(0), gpu(1, name=None, errors={
+        "handle": "NVML_ERROR_GPU_IS_LOST"}))}), "gpu-lost"),
     "nvidia-wheel-off-pin": (change(H, python={"packages": {**H.python.packages,
                                                             "nvidia-cudnn-cu12": "9.1.0.70"}}), None),
     "xla-flags-bad-dir": (change(H, env={"XLA_FLAGS": "--xla_gpu_cuda_data_dir=/nope"},
@@ -167,7 +179,8 @@ def test_cpu_only_tf_without_gpu_is_not_an_error():
     facts = change(H, tensorflow=_tf(is_cuda_build=False, distributions=(
         Distribution("tensorflow-cpu", "2.21.0"),)), libraries=(), xla=None,
         driver={"nvml_error": "NVML_ERROR_LIBRARY_NOT_FOUND", "gpus": (), "device_nodes": (),
-                "driver_version": None, "kernel_module_version": None},
+                "driver_version": None, "kernel_module_version": None,
+                "nvidia_module_loaded": False},
         cuda_driver={"load_error": "not found", "library": None, "init_result": None})
     assert judge(facts).verdict == "healthy"
 
@@ -270,3 +283,20 @@ def test_registration_order_is_the_stack():
     firsts = {area: areas.index(area) for area in dict.fromkeys(areas)}
     assert list(firsts) == ["driver", "gpu", "cuda", "tensorflow", "platform", "python",
                             "environment", "tfdoctor", "smoke"]
+
+
+@pytest.mark.parametrize("platform, fix, words", [
+    ({"is_wsl": True}, "wsl-libcuda-path", "/usr/lib/wsl/lib"),
+    ({"in_container": True}, "install-nvidia-container-toolkit", "--gpus all"),
+    ({}, "install-nvidia-driver", "libnvidia-compute-580"),
+])
+def test_driver_present_but_libraries_not_on_path(platform, fix, words):
+    """A running driver whose libnvidia-ml is not loadable here is never 'install a driver':
+    on WSL2 the loader path, in a container the toolkit, else the matching user-space libs."""
+    facts = change(H, driver={"nvml_error": "NVML_ERROR_LIBRARY_NOT_FOUND", "gpus": ()},
+                   platform=platform)
+    report = judge(facts)
+    root = report.root_cause
+    assert root.id == "driver-libraries-not-found" and root.remediation.fix_id == fix
+    assert words in " ".join(root.remediation.commands) + root.hint
+    assert "driver-not-installed" not in ids(report)

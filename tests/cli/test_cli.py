@@ -93,6 +93,34 @@ def test_incomplete_exit_code(tmp_path):
     assert json.loads(result.stdout)["verdict"]["status"] == "incomplete"
 
 
+def test_fail_on_warning_keeps_could_not_check_apart(tmp_path):
+    """A probe that timed out is a warning finding, but still exit 3 with --fail-on warning:
+    provisioning drains on 1 and must not drain a node it merely could not check."""
+    from dataclasses import replace
+
+    from tfdoctor.facts import ProbeIssue
+
+    facts = replace(healthy(), probe_issues=(ProbeIssue("driver", "timeout", "timed out"),))
+    result = invoke("replay", str(save(tmp_path, facts)), "--fail-on", "warning")
+    assert result.exit_code == ExitCode.INCOMPLETE
+
+
+def test_unwritable_outputs_fail_before_probing(tmp_path):
+    """--save into a missing directory is a usage error at once, not after the diagnosis."""
+    result = invoke("--quick", "--save", str(tmp_path / "nope" / "facts.json"))
+    assert result.exit_code == ExitCode.USAGE and "does not exist" in result.stderr
+    assert result.stdout == ""
+
+
+def test_prometheus_failure_prints_no_contradicting_document(tmp_path):
+    """A textfile that cannot be written fails the run before any JSON reaches stdout."""
+    target = tmp_path / "dir-not-file"
+    target.mkdir()
+    result = invoke("replay", str(save(tmp_path, healthy())), "--json", "--prometheus-textfile",
+                    str(target))
+    assert result.exit_code == ExitCode.USAGE and result.stdout == ""
+
+
 @pytest.mark.parametrize("content, message", [
     ("{not json", "is not a JSON document"),
     ("[1, 2]", "is not a tfdoctor facts or report file"),

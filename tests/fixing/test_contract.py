@@ -16,10 +16,10 @@ PACKAGE = Path(__file__).resolve().parents[2] / "doctor" / "tfdoctor"
 MANUAL_ON_PURPOSE = {
     "reboot-after-driver-upgrade", "blacklist-nouveau", "install-nvidia-driver",
     "upgrade-nvidia-driver", "add-user-to-video-group", "disable-mig", "reset-gpu",
-    "wsl-libcuda-path", "install-tf-native-windows",
+    "wsl-libcuda-path", "install-tf-native-windows", "install-nvidia-container-toolkit",
 }
-# Recipes no check references yet (persistence mode, container toolkit: issue 5, item 3).
-UNREFERENCED_RECIPES = {"enable-persistence-mode", "install-nvidia-container-toolkit"}
+# Recipes no check references yet (persistence mode: issue 5, item 3).
+UNREFERENCED_RECIPES = {"enable-persistence-mode"}
 
 
 def referenced_fix_ids() -> set[str]:

@@ -8,8 +8,8 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
 from fakegpu.layout import Layout, framework_stub, stub_library
+from helpers import need
 from tfdoctor.facts import PythonFacts, TensorFlowFacts
 from tfdoctor.host import Host
 from tfdoctor.probes.elf import expand_origin, read_dynamic
@@ -86,10 +86,10 @@ def test_real_tf_2_21_runpath_lacks_cusolver(tf_cuda_python: str) -> None:
     assert str(package.parent / "nvidia/cusolver/lib") not in dirs
 
 
-@pytest.mark.skipif(not TOOLKIT.is_dir(), reason="no CUDA 13.0 toolkit on this machine")
 def test_real_cuda_13_toolkit_through_the_ldconfig_cache(tmp_path: Path) -> None:
     """A TF that wants CUDA 13 libraries on this machine: cudart and cupti come from the real
     toolkit via the real ldconfig cache and tell their real versions; cuBLAS 13 is not installed."""
+    need(TOOLKIT.is_dir(), "no CUDA 13.0 toolkit at /usr/local/cuda-13.0")
     layout = Layout(tmp_path)  # a TF package dir with no framework library: no RUNPATH at all
     tf = TensorFlowFacts(
         version="2.22.0",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-import pytest
+from helpers import need
 from tfdoctor.facts import ProbeIssue, PythonFacts, TensorFlowFacts
 from tfdoctor.host import Host
 from tfdoctor.probes.xla import probe_xla
@@ -122,10 +122,10 @@ def test_real_pip_cuda_nvcc_wheel(tf_cuda_python: str, tmp_path: Path) -> None:
     assert xla.libdevice == str(site / "nvidia/cuda_nvcc/nvvm/libdevice/libdevice.10.bc")
 
 
-@pytest.mark.skipif(not TOOLKIT.is_dir(), reason="no CUDA 13.0 toolkit on this machine")
 def test_real_toolkit_ptxas_on_path_shadows_the_pip_one(tf_cuda_python: str) -> None:
     """This machine as it is: the CUDA 13.0 ptxas on $PATH wins over the wheel's 12.x one, and
     /usr/local/cuda's libdevice over the pip one (PreferPtxasFromPath, root order)."""
+    need(TOOLKIT.is_dir(), "no CUDA 13.0 toolkit at /usr/local/cuda-13.0")
     site = site_packages(tf_cuda_python)
     host = Host(env={"PATH": f"{TOOLKIT / 'bin'}:/usr/bin:/bin"})
     xla = probe_xla(host, [], PythonFacts(executable=tf_cuda_python), tf_facts(site / "tensorflow"))

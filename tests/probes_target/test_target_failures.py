@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import time
 
 from target_fakes import script
 from tfdoctor.host import Host
-from tfdoctor.probes.target import probe_target, probe_tf_runtime
+from tfdoctor.probes.target import probe_target
 
 
 def run_target(python: str, timeout: float = 10.0):
@@ -90,41 +89,3 @@ class sysconfig:
 """
 
 
-def runtime(fake_venv, init: str, timeout: float | None = None):
-    fake_venv.add_tensorflow(extra={"__init__.py": init})
-    issues = []
-    info = probe_tf_runtime(
-        Host(python=fake_venv.python, env=dict(os.environ)), issues, timeout=timeout
-    )
-    return info, issues
-
-
-def test_runtime_reports_version_and_build_info(fake_venv):
-    """The runtime child imports TF and keeps stdout clean for its JSON even if TF prints."""
-    info, issues = runtime(fake_venv, RUNTIME_OK)
-    assert issues == []
-    assert info["version"] == "2.99.0"
-    assert info["build_info"] == {"is_cuda_build": True, "cuda_version": "12.5.1"}
-
-
-def test_runtime_import_error_is_data(fake_venv):
-    """An ImportError is the user's problem to diagnose: data, not a probe failure."""
-    info, issues = runtime(
-        fake_venv, "raise ImportError('libcudart.so.12: cannot open shared object file')"
-    )
-    assert issues == []
-    assert info["error"] == "ImportError: libcudart.so.12: cannot open shared object file"
-
-
-def test_runtime_hang_times_out(fake_venv):
-    """A TF import that hangs is cut at the time limit: timeout issue and error data."""
-    info, issues = runtime(fake_venv, "import time\ntime.sleep(30)", timeout=1.0)
-    assert "timed out" in info["error"]
-    assert [(i.probe, i.kind) for i in issues] == [("tf-runtime", "timeout")]
-
-
-def test_runtime_crash_is_contained(fake_venv):
-    """A segfault in the import (bad driver, illegal instruction): a crash issue, doctor alive."""
-    info, issues = runtime(fake_venv, "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)")
-    assert "SIGSEGV" in info["error"]
-    assert issues[0].kind == "crash"

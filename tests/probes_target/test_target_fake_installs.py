@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-import pytest
+from helpers import need
 from target_fakes import build_elf_with_runpath, data, make_venv
 from tfdoctor.host import Host
 from tfdoctor.probes.target import FRAMEWORK, probe_target
@@ -148,9 +148,7 @@ def test_pythonpath_is_honoured_despite_isolated_mode(fake_venv, tmp_path):
 
 def test_user_site_of_a_plain_interpreter(tmp_path):
     """`pip install --user` TF is seen by a non-venv python and hidden again by PYTHONNOUSERSITE."""
-    base = getattr(sys, "_base_executable", sys.executable)
-    if sys.prefix != sys.base_prefix:
-        pytest.skip("needs tfdoctor's Python to be a base interpreter")
+    base = getattr(sys, "_base_executable", sys.executable)  # a base interpreter even in a venv
     userbase = tmp_path / "userbase"
     user_site = (
         userbase / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
@@ -183,8 +181,7 @@ def test_conda_prefix_detected(fake_venv):
 def test_python_3_8_target(tmp_path):
     """The child is written for 3.8: an old target interpreter still reports its packages."""
     py38 = Path.home() / ".pyenv" / "versions" / "3.8.18" / "bin" / "python3.8"
-    if not py38.exists():
-        pytest.skip("no Python 3.8 on this machine")
+    need(py38.exists(), "no Python 3.8 (pyenv) on this machine")
     venv = make_venv(tmp_path / "py38", python=str(py38))
     venv.add_dist(
         "tensorflow", "2.13.1", requires=['numpy<=1.24.3,>=1.22; python_version >= "3.8"']

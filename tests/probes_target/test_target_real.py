@@ -8,7 +8,7 @@ import os
 import pytest
 from tfdoctor.facts import Distribution, Facts
 from tfdoctor.host import Host
-from tfdoctor.probes.target import probe_target, probe_tf_runtime
+from tfdoctor.probes.target import probe_target
 
 pytestmark = pytest.mark.slow
 
@@ -62,16 +62,6 @@ def test_tf_cuda_venv(tf_cuda_python):
     assert len(tf.runpath) == len(set(tf.runpath))
     assert python.packages["nvidia-cudnn-cu12"].startswith("9.")
     assert "nvidia-cusolver-cu12" in python.packages
-
-
-def test_tf_runtime_imports_real_tensorflow(tf_cpu_python):
-    """The opt-in runtime probe imports TF in the child and agrees with the static build facts."""
-    issues = []
-    info = probe_tf_runtime(Host(python=tf_cpu_python), issues)
-    assert issues == []
-    assert info["version"] == "2.21.0"
-    assert info["build_info"]["is_cuda_build"] is False
-    assert info["import_seconds"] > 0
 
 
 def test_real_facts_survive_the_replay_format(tf_cuda_python):

@@ -10,13 +10,13 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from tfdoctor.checks.common import TF_INSTALL, nvidia_wheel, pip_install, version
 from tfdoctor.checks.driver import wants_gpu
-from tfdoctor.checks.usable import REQUIRED_LIBS
+from tfdoctor.checks.usable import REQUIRED_LIBS, loadable
 from tfdoctor.facts import Facts, LibraryFacts
 from tfdoctor.findings import Finding, Remediation, Severity
 from tfdoctor.registry import CheckConfig, NotApplicable, check
 
-DRIVER_ROOT = ("driver-not-installed", "driver-not-loaded", "driver-version-mismatch",
-               "driver-permission-denied", "nvml-error")
+DRIVER_ROOT = ("driver-not-installed", "driver-libraries-not-found", "driver-not-loaded",
+               "driver-version-mismatch", "driver-permission-denied", "nvml-error")
 WSL_LIB = "/usr/lib/wsl/lib"
 OPTIONAL_LIBS = ("nvshmem",)
 
@@ -83,8 +83,8 @@ def _lib_ev(lib: LibraryFacts) -> dict[str, str]:
 
 
 @check("cuda-libraries", "CUDA libraries TensorFlow loads", "cuda",
-       emits=("cuda-library-missing", "cuda-library-too-old", "cuda-library-shadowed",
-              "cuda-library-version-unknown"),
+       emits=("cuda-library-missing", "cuda-library-unloadable", "cuda-library-too-old",
+              "cuda-library-shadowed", "cuda-library-version-unknown"),
        needs="tensorflow", consequence_of=("tf-multiple-distributions",))
 def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Each library TF dlopens resolves, is at least as new as TF's build, and is not shadowed."""
@@ -122,6 +122,18 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                     pip_install(facts, f"tensorflow[and-cuda]=={tf.version}"),)),
                 links=(TF_INSTALL,))
             continue
+        if not loadable(lib):
+            # The file is there but the loader refuses or crashes on it, as TF's dlopen will.
+            yield Finding(
+                "cuda-library-unloadable",
+                Severity.ERROR if lib.name in REQUIRED_LIBS else Severity.WARNING,
+                f"{lib.soname} is at {lib.path} but cannot be loaded: {lib.error}.",
+                {**ev, "library.error": lib.error or ""},
+                hint="The file is damaged, truncated or built for another system: reinstall it.",
+                remediation=Remediation("install-tf-and-cuda", (
+                    pip_install(facts, f"tensorflow[and-cuda]=={tf.version}",
+                                extra=("--force-reinstall",)),)) if lib.origin == "pip" else None)
+            continue
         if lib.error:
             yield Finding("cuda-library-version-unknown", Severity.WARNING,
                           f"{lib.soname} could not tell its version: {lib.error}.",
@@ -155,6 +167,48 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                 remediation=Remediation("remove-from-ld-library-path", (
                     f"export LD_LIBRARY_PATH=$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | grep -vxF "
                     f"{shlex.quote(os.path.dirname(lib.path))} | paste -sd:)",)))
+
+
+@check("cudnn-gpu-support", "The loaded cuDNN supports each GPU", "cuda",
+       emits=("cudnn-gpu-unsupported",), needs="tensorflow", consequence_of=("gpu-too-old-for-tf",))
+def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """cuDNN drops old architectures (9.17 supports compute capability 7.5 and up, so a newer
+    nvidia-cudnn wheel breaks P100/V100) and predates new ones (cuDNN support matrices)."""
+    from tfdoctor import compat
+
+    lib = facts.library("cudnn")
+    if lib is None or not lib.version or not facts.driver.gpus:
+        raise NotApplicable
+    release = compat.cudnn_release(lib.version)
+    if release is None:
+        return
+    sure = "" if release.verified else " (by the nearest older row of the support matrix)"
+    wheel = nvidia_wheel("cudnn", facts)
+    pin = facts.tensorflow.and_cuda_pins.get(wheel, "") if facts.tensorflow else ""
+    for g in facts.driver.gpus:
+        cc = g.compute_capability
+        if not cc:
+            continue
+        too_old = _cc(cc) < _cc(release.min_cc)
+        too_new = release.max_cc is not None and _cc(cc) > _cc(release.max_cc)
+        if not (too_old or too_new):
+            continue
+        span = f"{release.min_cc} to {release.max_cc or 'newer'}"
+        yield Finding(
+            "cudnn-gpu-unsupported", Severity.ERROR if too_old and release.verified else Severity.WARNING,
+            f"cuDNN {lib.version} supports compute capability {span}{sure}; GPU {g.index} "
+            f"({g.name}) is {cc}.",
+            {**_lib_ev(lib), "gpu.compute_capability": cc, "cudnn.supported": span},
+            hint="Pin the nvidia-cudnn wheel to a release that lists this GPU's architecture "
+                 "(TensorFlow's own [and-cuda] pin is the tested one).",
+            remediation=Remediation("repin-nvidia-wheels", (pip_install(facts, wheel + pin),)),
+            links=("https://docs.nvidia.com/deeplearning/cudnn/latest/reference/support-matrix.html",))
+
+
+def _cc(text: str) -> tuple[int, ...]:
+    from tfdoctor import compat
+
+    return compat.driver_key(text) or ()
 
 
 @check("nvidia-wheel-pins", "nvidia-* wheels match TensorFlow's [and-cuda] pins", "cuda",

@@ -23,8 +23,8 @@ def wants_gpu(facts: Facts) -> bool:
 
 
 @check("driver-present", "NVIDIA driver installed and loaded", "driver",
-       emits=("driver-not-installed", "driver-not-loaded", "driver-version-mismatch",
-              "driver-permission-denied", "nvml-error"))
+       emits=("driver-not-installed", "driver-libraries-not-found", "driver-not-loaded",
+              "driver-version-mismatch", "driver-permission-denied", "nvml-error"))
 def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """NVML initialises: the kernel module is loaded and matches the user-space library."""
     d = facts.driver
@@ -64,6 +64,9 @@ def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             links=(DRIVER_DOCS,),
         )
         return
+    if error in ABSENT_ERRORS and driver_elsewhere(facts):
+        yield libraries_not_found(facts, evidence)
+        return
     if error in ABSENT_ERRORS:
         if not wants_gpu(facts):
             raise NotApplicable
@@ -94,10 +97,53 @@ def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                   hint="Run nvidia-smi to see the driver's own message.")
 
 
+def driver_elsewhere(facts: Facts) -> bool:
+    """Signs that a driver runs although libnvidia-ml.so.1 does not load here: its kernel
+    module, an nvidia-smi that answered, WSL2 (the Windows driver), or GPU nodes in a container."""
+    d, p = facts.driver, facts.platform
+    return bool(d.kernel_module_version or d.nvidia_module_loaded or d.driver_version or p.is_wsl
+                or (p.in_container and d.device_nodes))
+
+
+def libraries_not_found(facts: Facts, evidence: dict[str, str]) -> Finding:
+    """The driver is there, its user-space libraries are not on this process's loader path."""
+    d, p = facts.driver, facts.platform
+    if p.is_wsl:
+        # NVIDIA's WSL guide: the Windows driver provides /usr/lib/wsl/lib; never install a
+        # Linux driver inside WSL.
+        where, hint, fix = "WSL2", "Add /usr/lib/wsl/lib to the loader path; do not install a " \
+            "Linux NVIDIA driver inside WSL.", Remediation("wsl-libcuda-path", (
+                "echo /usr/lib/wsl/lib | sudo tee /etc/ld.so.conf.d/ld.wsl.conf",
+                "sudo ldconfig"), needs_root=True)
+    elif p.in_container:
+        where, hint, fix = "the host", "Start the container with the GPUs and driver libraries " \
+            "mounted: the NVIDIA Container Toolkit and `docker run --gpus all` (Kubernetes: the " \
+            "NVIDIA device plugin).", Remediation("install-nvidia-container-toolkit", (
+                "docker run --gpus all ...  # after installing nvidia-container-toolkit on the host",),
+                needs_root=True)
+    else:
+        version = d.kernel_module_version or d.driver_version or ""
+        branch = version.split(".")[0] or "580"
+        where, hint, fix = f"kernel module {version}".strip(), "Install the driver's user-space " \
+            "libraries of the same version as the loaded kernel module.", Remediation(
+                "install-nvidia-driver", (f"sudo apt-get install -y libnvidia-compute-{branch}  "
+                                          "# Debian/Ubuntu; same branch as the kernel module",),
+                needs_root=True)
+    return Finding(
+        "driver-libraries-not-found", Severity.ERROR,
+        f"An NVIDIA driver is present ({where}), but its library libnvidia-ml.so.1 is not on this "
+        "process's loader path, so neither NVML nor CUDA can use it.",
+        {**evidence, "platform.is_wsl": str(bool(p.is_wsl)).lower(),
+         "platform.in_container": str(bool(p.in_container)).lower(),
+         "driver.driver_version": d.driver_version or "unknown"},
+        hint=hint, remediation=fix, links=(DRIVER_DOCS,))
+
+
 @check("gpus-present", "The driver sees at least one GPU", "driver",
        emits=("no-gpus", "gpus-fewer-than-expected"),
-       consequence_of=("driver-not-installed", "driver-not-loaded", "driver-version-mismatch",
-                       "driver-permission-denied", "nvml-error", "cuda-visible-devices-hides-all",
+       consequence_of=("driver-not-installed", "driver-libraries-not-found", "driver-not-loaded",
+                       "driver-version-mismatch", "driver-permission-denied", "nvml-error",
+                       "cuda-visible-devices-hides-all",
                        "tf-cpu-only-build", "cuda-library-missing", "libcuda-stub",
                        "libcuda-missing", "tf-not-installed"))
 def gpus_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
@@ -123,7 +169,9 @@ def gpus_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 
 @check("driver-supports-cuda", "Driver new enough for TensorFlow's CUDA", "driver",
-       emits=("driver-too-old", "driver-minor-version-compat"), needs="tensorflow")
+       emits=("driver-too-old", "driver-minor-version-compat"), needs="tensorflow",
+       # R470 is the last branch for Kepler: a GPU TF has no kernels for is the real cause.
+       consequence_of=("gpu-too-old-for-tf",))
 def driver_supports_cuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """The driver must support TF's CUDA major, with minor-version compatibility done right.
 

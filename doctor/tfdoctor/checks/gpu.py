@@ -76,8 +76,8 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
 
 
 @check("gpu-health", "GPU state: MIG, PCIe link, throttling, ECC", "gpu",
-       emits=("gpu-mig-enabled", "gpu-pcie-degraded", "gpu-throttled", "gpu-ecc-uncorrectable",
-              "gpu-no-tensor-cores"))
+       emits=("gpu-lost", "gpu-mig-enabled", "gpu-pcie-degraded", "gpu-throttled",
+              "gpu-ecc-uncorrectable", "gpu-no-tensor-cores"))
 def gpu_health(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Per-GPU conditions that hide devices or cut throughput."""
     if not facts.driver.gpus:
@@ -85,6 +85,17 @@ def gpu_health(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     amp = facts.env.get("TF_ENABLE_AUTO_MIXED_PRECISION", "").lower() in ("1", "true")
     for g in facts.driver.gpus:
         ev = _gpu(g)
+        lost = sorted(call for call, err in g.errors.items() if err == "NVML_ERROR_GPU_IS_LOST")
+        if lost:
+            yield Finding(
+                "gpu-lost", Severity.ERROR,
+                f"GPU {g.index} has fallen off the bus (NVML_ERROR_GPU_IS_LOST): nothing can use it.",
+                {**ev, "gpu.errors": ", ".join(f"{c}: {g.errors[c]}" for c in lost)},
+                hint="Drain the node; the kernel log shows Xid 79. Reset the GPU (nvidia-smi -r) or "
+                "reboot; if it recurs, check power, cooling and the slot.",
+                remediation=Remediation("reset-gpu", (f"sudo nvidia-smi -i {g.index} -r",),
+                                        needs_root=True))
+            continue
         if g.mig_mode:
             yield Finding(
                 "gpu-mig-enabled", Severity.WARNING,

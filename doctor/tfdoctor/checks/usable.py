@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from tfdoctor import compat
 from tfdoctor.checks.common import visible_gpus
-from tfdoctor.facts import Facts
+from tfdoctor.facts import Facts, LibraryFacts
 
 REQUIRED_LIBS = ("cudart", "cublas", "cublasLt", "cufft", "cusolver", "cusparse", "cudnn")
 """What TF's TryDlopenCUDALibraries needs; any missing one and TF skips every GPU."""
+
+
+def loadable(lib: LibraryFacts) -> bool:
+    """Found, and the loader accepted it when the version probe dlopened it."""
+    error = lib.error or ""
+    return lib.path is not None and not (error.startswith("dlopen failed") or " while loading " in error)
 
 
 def usable_gpu_count(facts: Facts) -> tuple[int, str]:
@@ -21,14 +27,21 @@ def usable_gpu_count(facts: Facts) -> tuple[int, str]:
         return 0, "TensorFlow is a CPU-only build"
     if facts.cuda_driver.is_stub or facts.cuda_driver.load_error or facts.cuda_driver.crash:
         return 0, "libcuda.so.1 is missing, a stub, or crashed"
-    missing = [lib.soname for lib in facts.libraries if lib.name in REQUIRED_LIBS and not lib.path]
+    missing = [lib.soname for lib in facts.libraries if lib.name in REQUIRED_LIBS and not loadable(lib)]
     if missing:
         return 0, "cannot load " + ", ".join(missing)
     gpus = visible_gpus(facts)
-    ok = [g for g in gpus if g.compute_capability is None or
-          compat.has_kernels_for(tf.compute_capabilities, g.compute_capability) != "none"
-          or not tf.compute_capabilities]
+    ok = [g for g in gpus if _runs_kernels(tf.compute_capabilities, g.compute_capability)
+          and "NVML_ERROR_GPU_IS_LOST" not in g.errors.values()]
     why = "" if len(ok) == len(facts.driver.gpus) else (
         f"{len(facts.driver.gpus) - len(gpus)} hidden by CUDA_VISIBLE_DEVICES, "
         f"{len(gpus) - len(ok)} unsupported compute capability")
     return len(ok), why
+
+
+def _runs_kernels(built: tuple[str, ...], cc: str | None) -> bool:
+    """SASS, or PTX the driver JITs; not PTX on CC >= 10, which fails (gpu-newer-than-tf)."""
+    if cc is None or not built:
+        return True
+    kind = compat.has_kernels_for(built, cc)
+    return kind == "sass" or (kind == "ptx" and int(cc.split(".")[0]) < 10)

@@ -1,11 +1,11 @@
 """Standalone child run in the TARGET interpreter: what it has installed, TensorFlow unimported.
 
-Run as `python -I _target_child.py [static|runtime]`; prints one JSON object on stdout.
+Run as `python -I _target_child.py static`; prints one JSON object on stdout.
 It must work on any CPython 3.8-3.13 with the standard library only (it imports nothing from
 tfdoctor), and it must be quick: `static` sits inside the `tfdoctor --quick` budget, so it scans
 `*.dist-info` directory names instead of parsing every METADATA through importlib.metadata.
-`runtime` imports TensorFlow and reports `tf.sysconfig.get_build_info()`; the parent owns the
-time limit for both.
+The parent owns the time limit. (What TensorFlow says about itself at run time,
+`tf.sysconfig.get_build_info()`, comes from the smoke child, which imports it anyway.)
 """
 
 import json
@@ -220,31 +220,8 @@ def static():
     }
 
 
-def runtime():
-    """Import TensorFlow here and report what it says about itself."""
-    import time
-
-    sys.path[:] = import_path()[0]
-
-    # TensorFlow's import may write to fd 1; keep stdout for the one JSON document.
-    saved = os.dup(1)
-    os.dup2(2, 1)
-    start = time.monotonic()
-    try:
-        import tensorflow as tf
-
-        info = {"version": tf.__version__, "build_info": dict(tf.sysconfig.get_build_info())}
-    except BaseException as exc:  # an ImportError here is the finding, not a probe failure
-        info = {"error": f"{type(exc).__name__}: {exc}"}
-    info["import_seconds"] = round(time.monotonic() - start, 3)
-    sys.stdout.flush()
-    os.dup2(saved, 1)
-    return info
-
-
 def main():
-    mode = sys.argv[1] if len(sys.argv) > 1 else "static"
-    result = runtime() if mode == "runtime" else static()
+    result = static()
     sys.stdout.write(json.dumps(result, default=str))
     sys.stdout.write("\n")
     sys.stdout.flush()

@@ -3,7 +3,7 @@
 A standalone child (`_target_child.py`) runs in the target interpreter under a time limit and
 reports its packages and where the `tensorflow` package lives; this side then reads the build
 facts from the files the wheel ships (tfbuild.py parses them) and TF's own ELF RUNPATH (elf.py).
-`probe_tf_runtime` is the slow, opt-in counterpart that does import TensorFlow, in a child.
+The full run's smoke child is where TensorFlow is imported (and get_build_info() asked).
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ from tfdoctor.probes.elf import expand_origin, read_dynamic
 
 CHILD = Path(__file__).with_name("_target_child.py")
 PROBE = "target"
-RUNTIME_PROBE = "tf-runtime"
-RUNTIME_TIMEOUT = 120.0
 """Importing TensorFlow cold takes seconds to tens of seconds on a slow disk."""
 
 BUILD_INFO = "python/platform/build_info.py"
@@ -60,21 +58,6 @@ def probe_target(
     if data is None:
         return PythonFacts(executable=host.python, error=error), None
     return python_facts(host.python, data), tensorflow_facts(data)
-
-
-def probe_tf_runtime(
-    host: Host, issues: list[ProbeIssue], timeout: float | None = None
-) -> dict[str, Any]:
-    """`tf.__version__` and `tf.sysconfig.get_build_info()` from an import of TF in a child.
-
-    An import that raises is data ({"error": ...}); a hang or a crash is also a ProbeIssue.
-    """
-    data, error = run_child(
-        host, issues, "runtime", RUNTIME_PROBE, timeout or max(host.timeout, RUNTIME_TIMEOUT)
-    )
-    if data is None:
-        return {"error": error}
-    return data
 
 
 def run_child(
