@@ -151,10 +151,12 @@ class Host:
 
     def run(self, argv: Sequence[str], *, timeout: float | None = None,
             extra_env: Mapping[str, str] | None = None, input: str | None = None) -> CommandResult:
+        limit = timeout or self.timeout
         env = dict(self.env)
+        env["TFDOCTOR_CHILD_DEADLINE"] = str(int(limit) + 5)  # our own probe children obey it
         if extra_env:
             env.update(extra_env)
-        return run_command(argv, timeout=timeout or self.timeout, env=env, input=input)
+        return run_command(argv, timeout=limit, env=env, input=input)
 
     def which(self, name: str) -> str | None:
         """Resolve a command on this host's PATH."""

@@ -87,3 +87,22 @@ def test_unreadable_scenario_is_a_clean_error(tmp_path: Path) -> None:
     facts = probe_driver(machine.host(), issues)
     assert facts.nvml_error == "NVML_ERROR_UNKNOWN"
     assert issues == []
+
+
+def test_hung_child_dies_by_itself_when_tfdoctor_is_gone(tmp_path: Path) -> None:
+    """If tfdoctor is SIGKILLed while a child hangs in a driver call, no one will kill that
+    child: it must end itself at its deadline (SIGALRM), not live on forever."""
+    import signal
+    import subprocess
+    import sys
+
+    from tfdoctor.probes.cuda_driver import CUDA_CHILD
+
+    machine = FakeMachine(tmp_path)
+    machine.cuda({"driver_version": 13000, "hang": ["cuInit"]})
+    env = {**machine.host().env, "TFDOCTOR_CHILD_DEADLINE": "1"}
+    started = time.monotonic()
+    child = subprocess.run([sys.executable, "-I", str(CUDA_CHILD)], env=env, capture_output=True,
+                           timeout=20)
+    assert child.returncode == -signal.SIGALRM
+    assert time.monotonic() - started < 5

@@ -8,6 +8,7 @@ writes "@step <symbol>" to stderr, so the parent can say which call crashed.
 import ctypes
 import json
 import os
+import signal
 import sys
 
 # `-I` implies `-P` from Python 3.11: the script's directory is not on sys.path. Appended, not
@@ -131,4 +132,7 @@ def main():
 
 
 if __name__ == "__main__":
+    # Die with the parent's time limit even if tfdoctor itself was killed (no orphan stuck in a
+    # driver call): SIGALRM's default action ends the process, wherever it is blocked.
+    signal.alarm(int(os.environ.get("TFDOCTOR_CHILD_DEADLINE", "0") or 0))
     print(json.dumps(main()))

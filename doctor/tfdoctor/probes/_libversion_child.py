@@ -10,6 +10,7 @@ numbers is the parent's job. Imports nothing from tfdoctor.
 import ctypes
 import json
 import os
+import signal
 import sys
 
 # libraryPropertyType (library_types.h): MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL.
@@ -126,4 +127,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    # Die with the parent's time limit even if tfdoctor itself was killed (no orphan stuck in a
+    # driver call): SIGALRM's default action ends the process, wherever it is blocked.
+    signal.alarm(int(os.environ.get("TFDOCTOR_CHILD_DEADLINE", "0") or 0))
     main(sys.argv)

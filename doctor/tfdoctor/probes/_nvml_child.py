@@ -11,6 +11,7 @@ name under "errors".
 
 import json
 import os
+import signal
 import sys
 
 # `-I` implies `-P` from Python 3.11: the script's directory is not on sys.path. Appended, not
@@ -222,4 +223,7 @@ def main():
 
 
 if __name__ == "__main__":
+    # Die with the parent's time limit even if tfdoctor itself was killed (no orphan stuck in a
+    # driver call): SIGALRM's default action ends the process, wherever it is blocked.
+    signal.alarm(int(os.environ.get("TFDOCTOR_CHILD_DEADLINE", "0") or 0))
     print(json.dumps(main()))

@@ -11,6 +11,7 @@ The parent owns the time limit. (What TensorFlow says about itself at run time,
 import json
 import os
 import re
+import signal
 import sys
 
 # Distributions that provide the `tensorflow` import package (PyPI names, normalised).
@@ -228,4 +229,7 @@ def main():
 
 
 if __name__ == "__main__":
+    # Die with the parent's time limit even if tfdoctor itself was killed (no orphan stuck in a
+    # driver call): SIGALRM's default action ends the process, wherever it is blocked.
+    signal.alarm(int(os.environ.get("TFDOCTOR_CHILD_DEADLINE", "0") or 0))
     main()
