@@ -39,17 +39,21 @@ def test_scenario(name: str, scenario_outcome: Callable[[str], Outcome]) -> None
     check_text(outcome.text_run.stdout, report, expect, name)
 
 
-@pytest.mark.parametrize("name", KNOWN_ISSUES)
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="a known diagnosis issue: see the case's known_issue"
-)
-def test_known_issue_fixed(name: str, scenario_outcome: Callable[[str], Outcome]) -> None:
-    """What the report should say once the case's known_issue is fixed; strict, so a fix makes
-    this fail until the case's expectations are updated to the new, right answer."""
-    outcome = scenario_outcome(name)
-    verdict = outcome.report["verdict"]
-    for key, value in outcome.doc["expect_when_fixed"].items():
-        if key.endswith("_not"):
-            assert verdict[key.removesuffix("_not")] != value
-        else:
-            assert verdict[key] == value
+# Defined only while a case records a known issue: an empty parametrization would be a skip,
+# and a test skipped in CI hides nothing but still counts as not run.
+if KNOWN_ISSUES:
+
+    @pytest.mark.parametrize("name", KNOWN_ISSUES)
+    @pytest.mark.xfail(
+        strict=True, raises=AssertionError, reason="a known diagnosis issue: see the case's known_issue"
+    )
+    def test_known_issue_fixed(name: str, scenario_outcome: Callable[[str], Outcome]) -> None:
+        """What the report should say once the case's known_issue is fixed; strict, so a fix makes
+        this fail until the case's expectations are updated to the new, right answer."""
+        outcome = scenario_outcome(name)
+        verdict = outcome.report["verdict"]
+        for key, value in outcome.doc["expect_when_fixed"].items():
+            if key.endswith("_not"):
+                assert verdict[key.removesuffix("_not")] != value
+            else:
+                assert verdict[key] == value

@@ -118,5 +118,8 @@ def matching_tf(facts: Facts) -> tuple[str, Remediation]:
         requirement = "tensorflow[and-cuda]==2.15.0.post1"
     else:
         requirement = f"tensorflow=={best}.*"
-    return f"TensorFlow {best} fits this driver, GPU and Python", Remediation(
+    release = compat.tf_release(best)
+    by_hand = (f", with CUDA {release.cuda} and cuDNN {release.cudnn} installed by hand (its "
+               "[and-cuda] extra does not install here)") if release and "and-cuda" not in requirement else ""
+    return f"TensorFlow {best} fits this driver, GPU and Python{by_hand}", Remediation(
         "install-matching-tensorflow", (*remove, pip_install(facts, requirement)))

@@ -170,7 +170,8 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 
 @check("cudnn-gpu-support", "The loaded cuDNN supports each GPU", "cuda",
-       emits=("cudnn-gpu-unsupported",), needs="tensorflow", consequence_of=("gpu-too-old-for-tf",))
+       emits=("cudnn-gpu-unsupported",), needs="tensorflow",
+       consequence_of=("gpu-too-old-for-tf", "gpu-newer-than-tf"))
 def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """cuDNN drops old architectures (9.17 supports compute capability 7.5 and up, so a newer
     nvidia-cudnn wheel breaks P100/V100) and predates new ones (cuDNN support matrices)."""
@@ -183,7 +184,7 @@ def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     if release is None:
         return
     sure = "" if release.verified else " (by the nearest older row of the support matrix)"
-    wheel = nvidia_wheel("cudnn", facts)
+    wheel = nvidia_wheel("nvidia-cudnn", facts)
     pin = facts.tensorflow.and_cuda_pins.get(wheel, "") if facts.tensorflow else ""
     for g in facts.driver.gpus:
         cc = g.compute_capability
@@ -201,7 +202,10 @@ def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             {**_lib_ev(lib), "gpu.compute_capability": cc, "cudnn.supported": span},
             hint="Pin the nvidia-cudnn wheel to a release that lists this GPU's architecture "
                  "(TensorFlow's own [and-cuda] pin is the tested one).",
-            remediation=Remediation("repin-nvidia-wheels", (pip_install(facts, wheel + pin),)),
+            # Re-pinning helps only when the wheel strayed from TF's pin; a GPU newer than the
+            # pinned cuDNN needs a newer TensorFlow (gpu-newer-than-tf says which).
+            remediation=Remediation("repin-nvidia-wheels", (pip_install(facts, wheel + pin),))
+            if too_old else None,
             links=("https://docs.nvidia.com/deeplearning/cudnn/latest/reference/support-matrix.html",))
 
 

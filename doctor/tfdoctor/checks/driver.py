@@ -116,7 +116,7 @@ def libraries_not_found(facts: Facts, evidence: dict[str, str]) -> Finding:
                 "echo /usr/lib/wsl/lib | sudo tee /etc/ld.so.conf.d/ld.wsl.conf",
                 "sudo ldconfig"), needs_root=True)
     elif p.in_container:
-        where, hint, fix = "the host", "Start the container with the GPUs and driver libraries " \
+        where, hint, fix = "on the host", "Start the container with the GPUs and driver libraries " \
             "mounted: the NVIDIA Container Toolkit and `docker run --gpus all` (Kubernetes: the " \
             "NVIDIA device plugin).", Remediation("install-nvidia-container-toolkit", (
                 "docker run --gpus all ...  # after installing nvidia-container-toolkit on the host",),
@@ -132,7 +132,7 @@ def libraries_not_found(facts: Facts, evidence: dict[str, str]) -> Finding:
     return Finding(
         "driver-libraries-not-found", Severity.ERROR,
         f"An NVIDIA driver is present ({where}), but its library libnvidia-ml.so.1 is not on this "
-        "process's loader path, so neither NVML nor CUDA can use it.",
+        "process's loader path, so NVML cannot reach the GPUs.",
         {**evidence, "platform.is_wsl": str(bool(p.is_wsl)).lower(),
          "platform.in_container": str(bool(p.in_container)).lower(),
          "driver.driver_version": d.driver_version or "unknown"},
@@ -194,17 +194,23 @@ def driver_supports_cuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]
     if facts.driver.cuda_driver_version:
         evidence["driver.cuda_driver_version"] = facts.driver.cuda_driver_version
     if not ok:
+        fits, alternative = matching_tf(facts)
+        kepler = [g for g in facts.driver.gpus if (compat.driver_key(g.compute_capability) or (9,)) < (5,)]
+        upgrade = Remediation("upgrade-nvidia-driver", (
+            "sudo apt-get install -y nvidia-driver-580  # or your distribution's package",
+            "sudo reboot"), needs_root=True)
         yield Finding(
             "driver-too-old", Severity.ERROR,
             f"Driver {drv} is too old for the CUDA {tf.cuda_version} runtime TensorFlow "
             f"{tf.version} uses (needs at least {req.minor_compat or req.full}).",
             evidence,
-            hint="Upgrade the NVIDIA driver (below), or install the TensorFlow built for a CUDA "
-                 f"this driver runs: {matching_tf(facts)[0]}: "
-                 + " && ".join(matching_tf(facts)[1].commands),
-            remediation=Remediation("upgrade-nvidia-driver", (
-                "sudo apt-get install -y nvidia-driver-580  # or your distribution's package",
-                "sudo reboot"), needs_root=True),
+            # R470 is the last driver branch for Kepler (NVIDIA support plan), so no driver
+            # upgrade can bring CUDA 12 to a Kepler GPU: only an older TensorFlow can.
+            hint=(f"R470 is the last driver for Kepler GPUs: install the TensorFlow this driver "
+                  f"runs instead ({fits})." if kepler else
+                  "Upgrade the NVIDIA driver (below), or install the TensorFlow built for a CUDA "
+                  f"this driver runs ({fits}): " + " && ".join(alternative.commands)),
+            remediation=alternative if kepler else upgrade,
             links=(CUDA_COMPAT, TF_INSTALL),
         )
         return
