@@ -1,4 +1,9 @@
-"""The command line: thin commands over the library. Module scope imports only click and stdlib."""
+"""The command line: thin commands over the library.
+
+Module scope imports click, the stdlib and the light command modules of `fix`, `report` and
+`fleet`; everything heavy is imported inside command bodies (a test pins that importing this
+module loads no tensorflow, textual or pynvml).
+"""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from tfdoctor.share.redact import CATEGORIES
+from tfdoctor.share import CATEGORIES
 
 
 def prometheus_option(func: Any) -> Any:

@@ -25,7 +25,6 @@ from typing import Any
 from tfdoctor.facts import Facts
 from tfdoctor.share.secrets import scrub_secrets, secret_env_values
 
-CATEGORIES = ("user", "host", "gpu-ids", "pci-ids")
 """What `--keep` can let through: user names and home paths, host names, GPU UUIDs and serials,
 PCI bus ids. Everything else identifying is always replaced."""
 
