@@ -31,9 +31,12 @@ class ProbeIssue:
     """A probe that could not finish: a time limit, a crash, an unreadable file."""
 
     probe: str
+    """Name of the probe: driver, cuda-driver, platform, target, libraries, xla or env."""
     kind: str
-    """One of: timeout, crash, error."""
+    """One of: timeout (its time limit), crash (killed by a signal, or a bug in the probe itself), error."""
     message: str
+    """One line for people: what failed and where, e.g. "_nvml_child.py killed by SIGSEGV in
+    nvmlInitWithFlags"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,31 +44,59 @@ class GpuFacts:
     """One GPU as NVML sees it; a field is None when this driver or GPU does not report it."""
 
     index: int
+    """NVML device index (0-based; NVML ignores CUDA_VISIBLE_DEVICES), or nvidia-smi's index when NVML
+    failed."""
     name: str | None = None
+    """Product name (nvmlDeviceGetName, or nvidia-smi), e.g. "NVIDIA A100-SXM4-40GB"."""
     uuid: str | None = None
+    """GPU UUID (nvmlDeviceGetUUID, or nvidia-smi), e.g. "GPU-5fd4b3a2-..."."""
     serial: str | None = None
+    """Board serial number (nvmlDeviceGetSerial); None on boards that have none (most GeForce)."""
     pci_bus_id: str | None = None
+    """PCI bus id as NVML reports it (nvmlDeviceGetPciInfo_v3 busId), e.g. "00000000:3B:00.0"."""
     compute_capability: str | None = None
-    """"major.minor", e.g. "9.0"."""
+    """"major.minor" from nvmlDeviceGetCudaComputeCapability, e.g. "9.0"."""
     memory_total_mib: int | None = None
+    """Total device memory in MiB, rounded down (nvmlDeviceGetMemoryInfo, or nvidia-smi's memory.total)."""
     pcie_gen_current: int | None = None
+    """Current PCIe link generation (nvmlDeviceGetCurrPcieLinkGeneration); an idle GPU may drop to gen 1."""
     pcie_gen_max: int | None = None
+    """Highest PCIe link generation this GPU and system support (nvmlDeviceGetMaxPcieLinkGeneration)."""
     pcie_width_current: int | None = None
+    """Current PCIe link width in lanes, e.g. 16 (nvmlDeviceGetCurrPcieLinkWidth)."""
     pcie_width_max: int | None = None
+    """Highest PCIe link width in lanes this GPU and system support (nvmlDeviceGetMaxPcieLinkWidth)."""
     mig_mode: bool | None = None
+    """Current MIG mode is enabled (nvmlDeviceGetMigMode); None on GPUs without MIG."""
     persistence_mode: bool | None = None
+    """Persistence mode is on (nvmlDeviceGetPersistenceMode); None where NVML does not support it (e.g.
+    WSL)."""
     throttle_reasons: tuple[str, ...] | None = None
-    """Active clock-event reasons by NVML name without prefix, e.g. ("hw_thermal_slowdown",)."""
+    """Active clock-event reasons (nvmlDeviceGetCurrentClocksEventReasons, before driver 535
+    `...ThrottleReasons`), snake-case nvml.h names without prefix, e.g. ("hw_thermal_slowdown",); gpu_idle is
+    left out."""
     ecc_uncorrected_volatile: int | None = None
+    """Uncorrected ECC errors since the driver last loaded (nvmlDeviceGetTotalEccErrors, volatile); None
+    without ECC."""
     ecc_corrected_volatile: int | None = None
+    """Corrected ECC errors since the driver last loaded (nvmlDeviceGetTotalEccErrors, volatile); None without
+    ECC."""
     temperature_c: int | None = None
+    """GPU core temperature in degrees Celsius (nvmlDeviceGetTemperature, NVML_TEMPERATURE_GPU)."""
     power_limit_w: float | None = None
+    """Enforced power limit in W (nvmlDeviceGetEnforcedPowerLimit, mW / 1000)."""
     sm_clock_mhz: int | None = None
+    """SM clock in MHz when probed (nvmlDeviceGetClockInfo, NVML_CLOCK_SM)."""
     sm_clock_max_mhz: int | None = None
+    """Maximum SM clock in MHz (nvmlDeviceGetMaxClockInfo, NVML_CLOCK_SM)."""
     utilization_pct: int | None = None
+    """Percent of the last sample period in which a kernel ran, 0-100 (nvmlDeviceGetUtilizationRates .gpu)."""
     process_count: int | None = None
+    """Compute processes NVML lists on this GPU (nvmlDeviceGetComputeRunningProcesses_v3, else _v2)."""
     errors: dict[str, str] = field(default_factory=dict)
-    """NVML field -> error name for calls that failed with something other than NOT_SUPPORTED."""
+    """NVML field -> `NVML_ERROR_*` name for calls that failed with something other than NOT_SUPPORTED; also
+    "handle" (nvmlDeviceGetHandleByIndex failed, nothing else was asked) and "probe" (a bug in the NVML child:
+    exception text)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,25 +104,41 @@ class DriverFacts:
     """The NVIDIA kernel driver and its user-space NVML library."""
 
     nvml_error: str | None = None
-    """NVML init failure by NVML_ERROR_* name; NVML_ERROR_LIBRARY_NOT_FOUND when absent."""
+    """NVML init failure by `NVML_ERROR_*` name (NVML_ERROR_LIBRARY_NOT_FOUND when absent), or how the NVML
+    child failed: "timed out", "crashed: SIGSEGV", "exited with status 1", "no output". None when NVML
+    initialised, and when nvidia-ml-py was not importable (a ProbeIssue says so)."""
     nvml_library: str | None = None
+    """Path of the `libnvidia-ml.so*` the NVML child had mapped (its /proc/self/maps), set even when nvmlInit
+    failed."""
     driver_version: str | None = None
+    """Driver version, e.g. "580.65.06" (nvmlSystemGetDriverVersion, or nvidia-smi when NVML did not
+    answer)."""
     cuda_driver_version: str | None = None
-    """Highest CUDA version the driver supports, "12.2" (not an installed toolkit)."""
+    """Highest CUDA version the driver supports, "major.minor" like "12.2" (nvmlSystemGetCudaDriverVersion;
+    not an installed toolkit)."""
     kernel_module_version: str | None = None
-    """From /proc/driver/nvidia/version; None when the module is not loaded."""
+    """Loaded kernel module version, e.g. "580.65.06", from /proc/driver/nvidia/version; None when the module
+    is not loaded."""
     nouveau_loaded: bool = False
+    """The nouveau module is in /proc/modules (it keeps the NVIDIA driver off the GPU)."""
     nvidia_module_loaded: bool = False
+    """The nvidia kernel module is in /proc/modules."""
     device_nodes: tuple[str, ...] = ()
+    """Existing `/dev/nvidia*` device files (nvidiactl, nvidia0, nvidia-uvm, ...) and /dev/dxg (WSL2),
+    sorted."""
     unreadable_device_nodes: tuple[str, ...] = ()
+    """Those of device_nodes this user cannot open for reading and writing (os.access)."""
     nvidia_smi: str | None = None
     """Path of nvidia-smi if on PATH."""
     gpus: tuple[GpuFacts, ...] = ()
+    """Every GPU NVML lists, by index; when NVML failed, nvidia-smi's list (index, name, bus id, UUID and
+    memory only)."""
     nvml_library_version: str | None = None
     """Version in the file name of the NVML library that loaded (libnvidia-ml.so.580.65.06), or
     the "NVML library version" nvidia-smi prints on a mismatch; compare with kernel_module_version."""
     device_count: int | None = None
-    """GPUs NVML counts (0 = driver loaded but no GPU); None when NVML did not answer."""
+    """GPUs NVML counts (0 = driver loaded but no GPU), or nvidia-smi's rows when NVML failed; None when
+    neither answered."""
     errors: dict[str, str] = field(default_factory=dict)
     """System-level NVML call -> error name (driver_version, cuda_driver_version, device_count)."""
     kernel_module_open: bool | None = None
@@ -109,21 +156,31 @@ class CudaDriverFacts:
     """The CUDA driver API (libcuda.so.1), probed in an isolated child."""
 
     library: str | None = None
+    """Path of the `libcuda.so*` that dlopen("libcuda.so.1") mapped in the child (its /proc/self/maps); None
+    when it did not load."""
     load_error: str | None = None
+    """dlopen("libcuda.so.1") error text, or "libcuda.so.1 has no cuInit symbol"; None when it loaded."""
     init_result: str | None = None
-    """CUresult name of cuInit(0), e.g. "CUDA_SUCCESS", "CUDA_ERROR_NO_DEVICE"."""
+    """CUresult name of cuInit(0), e.g. "CUDA_SUCCESS", "CUDA_ERROR_NO_DEVICE"; None when cuInit was not
+    reached."""
     driver_version: str | None = None
+    """CUDA version the driver API implements, "major.minor" like "12.2" (cuDriverGetVersion, asked before
+    cuInit)."""
     device_count: int | None = None
+    """Devices cuDeviceGetCount sees (after CUDA_VISIBLE_DEVICES); None when cuInit or the call failed."""
     is_stub: bool = False
-    """The library that loads is a toolkit stub (lib64/stubs, CUDA_ERROR_STUB_LIBRARY)."""
+    """The library that loads is a toolkit stub (a stubs/ directory in its path, or cuInit gave
+    CUDA_ERROR_STUB_LIBRARY)."""
     crash: str | None = None
-    """Signal or error that killed the child, e.g. "SIGSEGV"."""
+    """How the child died: a signal name, e.g. "SIGSEGV", or "timed out"; None when it exited on its own."""
     errors: dict[str, str] = field(default_factory=dict)
-    """Driver API call -> CUresult name for calls after cuInit that failed (cuDeviceGetCount, ...)."""
+    """Driver API call -> CUresult name for failed calls other than cuInit (cuDriverGetVersion,
+    cuDeviceGetCount, "cuDeviceGet(0)"); "missing symbol" when cuDeviceGetCount is absent."""
     device_names: tuple[str, ...] = ()
-    """cuDeviceGetName of each device, in CUDA's order (after CUDA_VISIBLE_DEVICES)."""
+    """cuDeviceGetName of each device, in CUDA's order (after CUDA_VISIBLE_DEVICES); "" where the call
+    failed."""
     compute_capabilities: tuple[str, ...] = ()
-    """"major.minor" of each device, same order as device_names."""
+    """"major.minor" of each device (cuDeviceGetAttribute), same order as device_names; "" where unknown."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,24 +188,38 @@ class LibraryFacts:
     """One CUDA user-space library that TensorFlow will dlopen, resolved as the loader would."""
 
     name: str
-    """Short name, e.g. "cudnn"."""
+    """Short name, e.g. "cudnn", "cublasLt", "nvjitlink"."""
     soname: str
+    """File name TF dlopens, e.g. "libcudnn.so.9": from cuda_config.h, else the TF release table; nccl
+    defaults to libnccl.so.2, nvjitlink to `libnvJitLink.so.<CUDA major>` (CUDA >= 12)."""
     path: str | None = None
+    """The file the loader would open (first loadable candidate in search order); None when no file is
+    found."""
     found_via: str | None = None
-    """runpath, ld_library_path, ldconfig, default_dirs."""
+    """Search stage that found path: rpath, ld_library_path, runpath, ldconfig (the ld.so cache) or
+    default_dirs; None when not found."""
     origin: str | None = None
-    """pip, conda, cuda-toolkit, wsl, system."""
+    """Who installed path: pip (site-packages/nvidia), conda, cuda-toolkit (`/usr/local/cuda*`, `/opt/cuda*`),
+    wsl (/usr/lib/wsl), else system."""
     version: str | None = None
+    """Dotted version of the file at path, e.g. "9.3.0" (pip metadata gives the wheel's, e.g. "9.3.0.75");
+    None when no source knew."""
     version_source: str | None = None
-    """library (asked the library itself), header, metadata, filename."""
+    """library (its own version call, in an isolated child), header (beside it or in /usr/include), metadata
+    (its pip package), filename (the real file's name)."""
     error: str | None = None
-    """Set when asking the library crashed or failed, e.g. "SIGSEGV in cudnnGetVersion"."""
+    """Why asking the library its version failed: "dlopen failed: ...", "no symbol ...", "... returned status
+    N", "SIGSEGV in cudnnGetVersion", "timed out while loading cudnn", "not asked: ..."; version may still
+    come from a fallback."""
     other_copies: tuple[str, ...] = ()
-    """Other files with the same soname later in the search order (shadowed by `path`)."""
+    """Other files with the same soname: later candidates in search order, then ones in ldconfig-cache and
+    known install dirs (pip `nvidia/*/lib`, CUDA toolkits, conda, WSL)."""
     other_versions: tuple[str, ...] = ()
     """Files of the same library with another major, e.g. libcudnn.so.8 when TF needs .so.9."""
     search_path: tuple[str, ...] = ()
-    """Directories searched in loader order (RPATH, LD_LIBRARY_PATH, RUNPATH, default dirs)."""
+    """Directories searched in loader order: RPATH (only without RUNPATH), LD_LIBRARY_PATH, RUNPATH, default
+    dirs; the ldconfig cache, consulted before the default dirs, is not listed. For nvjitlink, RPATH/RUNPATH
+    are those of the cusolver or cusparse that loads."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,8 +227,11 @@ class Distribution:
     """An installed Python distribution."""
 
     name: str
+    """PEP 503 normalised project name, e.g. "tensorflow-cpu"."""
     version: str
+    """Version from its METADATA (else the .dist-info directory name); "unknown" when neither says."""
     location: str | None = None
+    """The sys.path directory that holds its .dist-info or .egg-info directory."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,27 +239,46 @@ class TensorFlowFacts:
     """The installed TensorFlow, read from its files without importing it."""
 
     distributions: tuple[Distribution, ...] = ()
-    """Every TensorFlow-providing distribution (tensorflow, tensorflow-cpu, tf-nightly, ...)."""
+    """Every TensorFlow-providing distribution (tensorflow, tensorflow-cpu, tf-nightly, ...) on the target's
+    import path, in import order."""
     files_from: str | None = None
-    """With several TF distributions: the one whose build_info.py is on disk (RECORD hash match)."""
+    """With several TF distributions: the (normalised) one whose build_info.py is on disk (RECORD hash match);
+    None when one or no unique match."""
     version: str | None = None
+    """Version of the distribution that owns the importable files, e.g. "2.21.0" (files_from, else the one
+    beside package_dir, else the first)."""
     package_dir: str | None = None
+    """Directory of the importable `tensorflow` package, found by the target's PathFinder, never imported."""
     is_cuda_build: bool | None = None
+    """build_info.py's is_cuda_build, else whether a CUDA version was found; None when neither build_info.py
+    nor a config header was readable."""
     cuda_version: str | None = None
+    """CUDA TF was built with, as build_info.py (else cuda_config.h TF_CUDA_VERSION) writes it, e.g. "12.5.1";
+    None for CPU builds."""
     cudnn_version: str | None = None
+    """cuDNN TF was built with: the bundled cudnn_version.h, e.g. "9.3.0", else build_info.py /
+    TF_CUDNN_VERSION, often major only ("9")."""
     nccl_version: str | None = None
-    """NCCL the wheel was compiled against (its bundled nccl.h), e.g. "2.27.7"."""
+    """NCCL the wheel was compiled against (its bundled nccl.h), e.g. "2.27.7"; None for CPU builds or without
+    a bundled nccl.h."""
     compute_capabilities: tuple[str, ...] = ()
-    """As built, e.g. ("sm_60", "compute_90")."""
+    """As built, e.g. ("sm_60", "compute_90"): build_info.py's list, or cuda_config.h's numbers with the
+    highest taken as PTX (compute_)."""
     sonames: dict[str, str] = field(default_factory=dict)
-    """Library short name -> soname TensorFlow dlopens (from cuda_config.h)."""
+    """Library short name -> soname TensorFlow dlopens (`TF_*_VERSION` macros of cuda_config.h, nccl_config.h,
+    nvshmem_config.h); empty for CPU builds."""
     build_info_source: str | None = None
+    """Comma-separated files the build fields came from, e.g. "build_info.py, cuda_config.h, nccl_config.h,
+    cudnn_version.h, nccl.h"."""
     runpath: tuple[str, ...] = ()
-    """Resolved RUNPATH dirs of the shared object that holds TF's DSO loader."""
+    """RUNPATH dirs of libtensorflow_framework.so.2 (holds TF's DSO loader), $ORIGIN expanded, normalised,
+    de-duplicated; may name missing dirs."""
     requirements: dict[str, str] = field(default_factory=dict)
-    """Package -> specifier from TF's metadata (numpy, protobuf, keras, ml-dtypes ...)."""
+    """Normalised package -> specifier from TF's Requires-Dist, markers evaluated for the target (numpy,
+    protobuf, keras, ml-dtypes ...)."""
     and_cuda_pins: dict[str, str] = field(default_factory=dict)
-    """Package -> specifier of the [and-cuda] extra."""
+    """Normalised package -> specifier of the Requires-Dist lines gated by extra == "and-cuda" (the nvidia-*
+    wheels)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,15 +286,26 @@ class PythonFacts:
     """The target interpreter (`--python`) and the packages in it that break TensorFlow."""
 
     executable: str
+    """sys.executable of the target interpreter, or the --python path as given when it did not answer."""
     version: str | None = None
+    """Target's Python version (first word of sys.version), e.g. "3.11.7"."""
     implementation: str | None = None
+    """sys.implementation.name, e.g. "cpython"."""
     prefix: str | None = None
+    """sys.prefix: the venv or conda environment root when in one."""
     is_venv: bool | None = None
+    """sys.prefix differs from sys.base_prefix (a venv or virtualenv)."""
     is_conda: bool | None = None
+    """conda-meta/ exists in sys.prefix or sys.base_prefix, or CONDA_PREFIX is this prefix."""
     site_packages: tuple[str, ...] = ()
+    """Existing site-packages / dist-packages dirs: site.getsitepackages(), the user site if enabled, other
+    such dirs on sys.path."""
     packages: dict[str, str] = field(default_factory=dict)
-    """Normalised name -> version, for TF, its pinned deps and every nvidia-* wheel."""
+    """Normalised name -> version ("unknown" when none), for TF, its pinned deps and every nvidia-* wheel; the
+    first on sys.path wins."""
     error: str | None = None
+    """Why the target interpreter gave no report (could not start, timed out, killed, printed no JSON); the
+    other fields are then None."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,14 +313,25 @@ class PlatformFacts:
     """Operating system, C library, CPU features and the kind of machine."""
 
     system: str | None = None
+    """OS name from uname of tfdoctor's own process, e.g. "Linux"."""
     release: str | None = None
+    """Kernel release from uname, e.g. "6.8.0-45-generic"."""
     machine: str | None = None
+    """CPU architecture from uname, e.g. "x86_64", "aarch64"."""
     distro: str | None = None
+    """PRETTY_NAME (else NAME VERSION_ID) of /etc/os-release or /usr/lib/os-release, e.g. "Ubuntu 24.04.1
+    LTS"."""
     glibc: str | None = None
+    """glibc version of tfdoctor's own process (confstr CS_GNU_LIBC_VERSION), e.g. "2.39"; None on musl and
+    off Linux."""
     cpu_flags: tuple[str, ...] | None = None
-    """The CPU features TensorFlow wheels care about that this CPU has (avx, avx2, fma, ...)."""
+    """The CPU features TensorFlow wheels care about that the first CPU in /proc/cpuinfo has (avx, avx2, fma,
+    ...); None when unreadable."""
     in_container: bool | None = None
+    """Docker, Podman, containerd/Kubernetes or LXC (/.dockerenv, /run/.containerenv, environment,
+    /proc/1/cgroup); False off Linux."""
     is_wsl: bool | None = None
+    """"microsoft" in /proc/sys/kernel/osrelease or /proc/version (WSL1 or WSL2); False off Linux."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,13 +339,21 @@ class XlaFacts:
     """Where XLA will find ptxas and libdevice for this TensorFlow."""
 
     xla_flags_data_dir: str | None = None
+    """Value of --xla_gpu_cuda_data_dir in XLA_FLAGS (the last one wins); None when not set."""
     xla_flags_data_dir_exists: bool | None = None
+    """That directory exists; None when the flag is not set."""
     ptxas: str | None = None
+    """Path of the executable ptxas XLA would run; None when none is found."""
     ptxas_version: str | None = None
+    """Version `ptxas --version` prints after "V", e.g. "12.5.82"; None without ptxas or when it failed."""
     ptxas_found_via: str | None = None
     """xla_flags (--xla_gpu_cuda_data_dir), path ($PATH), or cuda_root (a candidate CUDA root)."""
     libdevice: str | None = None
+    """Path of nvvm/libdevice/libdevice.10.bc in the first searched root with an nvvm/libdevice dir; None when
+    none has one or it lacks the file."""
     searched: tuple[str, ...] = ()
+    """CUDA roots in XLA's order: the data dir, /usr/local/cuda, /opt/cuda, TF's pip nvidia/cuda_nvcc
+    (nvidia/cu13 for CUDA 13) dirs, conda prefixes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,20 +361,31 @@ class Facts:
     """One machine, as probed at one moment."""
 
     schema_version: str
+    """SCHEMA_VERSION of the tfdoctor that wrote the document."""
     tool_version: str
+    """tfdoctor version that collected the facts, e.g. "0.1.0"."""
     collected_at: str
+    """UTC time the probes finished, ISO 8601 to the second, e.g. "2025-06-01T12:00:00+00:00"."""
     python: PythonFacts
+    """The target interpreter (--python); always present, with error set when it could not be probed."""
     platform: PlatformFacts = PlatformFacts()
+    """Operating system, C library, CPU features, container and WSL."""
     env: dict[str, str] = field(default_factory=dict)
     """Allowlisted environment variables that change how TensorFlow finds or uses GPUs."""
     driver: DriverFacts = DriverFacts()
+    """The NVIDIA kernel driver and NVML."""
     cuda_driver: CudaDriverFacts = CudaDriverFacts()
+    """libcuda.so.1 as TensorFlow would load it."""
     tensorflow: TensorFlowFacts | None = None
+    """The TensorFlow installed in the target; None when it has none or the target could not be probed."""
     libraries: tuple[LibraryFacts, ...] = ()
+    """CUDA libraries this TensorFlow will dlopen, in TF's load order; empty without a CUDA TensorFlow."""
     xla: XlaFacts | None = None
+    """ptxas and libdevice as XLA will find them; None without a CUDA TensorFlow."""
     smoke: SmokeFacts | None = None
     """Results of smoke work in the target interpreter; None when it did not run (--quick)."""
     probe_issues: tuple[ProbeIssue, ...] = ()
+    """Probes that timed out, crashed or failed, in the order they ended."""
 
     def to_dict(self) -> dict[str, Any]:
         """The replay format: JSON-ready, stable key order."""

@@ -300,3 +300,14 @@ def test_driver_present_but_libraries_not_on_path(platform, fix, words):
     assert root.id == "driver-libraries-not-found" and root.remediation.fix_id == fix
     assert words in " ".join(root.remediation.commands) + root.hint
     assert "driver-not-installed" not in ids(report)
+
+
+def test_hung_nvml_is_could_not_check_not_broken():
+    """NVML that never answered is 'could not check' (probe-failed, exit 3), not a driver error."""
+    from tfdoctor.exit_codes import ExitCode, exit_code_for
+
+    facts = replace(change(H, driver={"nvml_error": "timed out", "gpus": ()}),
+                    probe_issues=(ProbeIssue("driver", "timeout", "_nvml_child.py timed out"),))
+    report = judge(facts)
+    assert "nvml-error" not in ids(report) and "probe-failed" in ids(report)
+    assert exit_code_for(report) == ExitCode.INCOMPLETE

@@ -31,6 +31,8 @@ def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     error = d.nvml_error
     if error is None:
         return
+    if error == "timed out":
+        raise NotApplicable  # could not check: probe-failed says so, and the exit code is 3
     evidence = {"driver.nvml_error": error}
     if d.kernel_module_version:
         evidence["driver.kernel_module_version"] = d.kernel_module_version
