@@ -328,6 +328,18 @@ def has_kernels_for(compute_capabilities: tuple[str, ...], cc: str) -> str:
     return "none"
 
 
+def newest_cudnn_for(cc: str) -> str | None:
+    """The newest cuDNN release whose support matrix lists this compute capability, or None when
+    every known release does (no cap needed). Releases between two rows are unknown: the cap
+    stops at the last row that lists the GPU (9.10.2 for CC < 7.5; 9.17.0 dropped it)."""
+    key = driver_key(cc) or ()
+    rows = _cudnn_rows()
+    if all((driver_key(r["min_cc"]) or ()) <= key for r in rows):
+        return None
+    fits = [r["version"] for r in rows if (driver_key(r["min_cc"]) or ()) <= key]
+    return fits[-1] if fits else None
+
+
 def best_tf_for(python: str, driver: str | None, ccs: tuple[str, ...],
                 platform: str = "linux") -> str | None:
     """The newest final TF release with wheels for this Python whose CUDA the driver runs and

@@ -311,3 +311,14 @@ def test_hung_nvml_is_could_not_check_not_broken():
     report = judge(facts)
     assert "nvml-error" not in ids(report) and "probe-failed" in ids(report)
     assert exit_code_for(report) == ExitCode.INCOMPLETE
+
+
+def test_cudnn_repin_is_capped_for_old_gpus():
+    """An open cuDNN range resolves to the newest wheel, which dropped Volta: on a V100 the
+    re-pin stays below 9.11 (9.10.2 is the last release whose support matrix lists 7.0)."""
+    facts, _ = CASES["cudnn-gpu-unsupported"]
+    fix = next(f for f in judge(facts).findings if f.id == "cudnn-gpu-unsupported").remediation
+    assert fix.commands[0].endswith("'nvidia-cudnn-cu12<10.0,>=9.3.0.75,<9.11'")
+    too_old = change(H, libraries=_lib("cudnn", version="9.1.0"))
+    fix = next(f for f in judge(too_old).findings if f.id == "cuda-library-too-old").remediation
+    assert fix.commands[0].endswith("'nvidia-cudnn-cu12>=9.3.0,<10'")  # H100: no cap

@@ -123,3 +123,19 @@ def matching_tf(facts: Facts) -> tuple[str, Remediation]:
                "[and-cuda] extra does not install here)") if release and "and-cuda" not in requirement else ""
     return f"TensorFlow {best} fits this driver, GPU and Python{by_hand}", Remediation(
         "install-matching-tensorflow", (*remove, pip_install(facts, requirement)))
+
+
+def cudnn_requirement(facts: Facts, spec: str) -> str:
+    """The nvidia-cudnn wheel requirement `spec` ("<10.0,>=9.3.0.75"), capped below the first
+    cuDNN that dropped one of this machine's GPUs: an open range resolves to the newest wheel,
+    which no longer runs on Pascal or Volta (cuDNN support matrices, compat_tables/cudnn.toml)."""
+    from tfdoctor import compat
+
+    caps = [compat.newest_cudnn_for(g.compute_capability)
+            for g in facts.driver.gpus if g.compute_capability]
+    known = sorted((v for v in caps if v), key=version)
+    cap = known[0] if known else None
+    if cap is not None:
+        nxt = version(cap)
+        spec = ",".join(p for p in (spec, f"<{nxt.major}.{nxt.minor + 1}") if p)
+    return nvidia_wheel("nvidia-cudnn", facts) + spec

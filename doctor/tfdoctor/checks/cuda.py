@@ -8,7 +8,13 @@ from collections.abc import Iterator
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from tfdoctor.checks.common import TF_INSTALL, nvidia_wheel, pip_install, version
+from tfdoctor.checks.common import (
+    TF_INSTALL,
+    cudnn_requirement,
+    nvidia_wheel,
+    pip_install,
+    version,
+)
 from tfdoctor.checks.driver import wants_gpu
 from tfdoctor.checks.usable import REQUIRED_LIBS, loadable
 from tfdoctor.facts import Facts, LibraryFacts
@@ -156,7 +162,9 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                 {**ev, f"tensorflow.built_with.{lib.name}": built},
                 hint=f"Put a {lib.name} at least as new as TensorFlow's build first on the loader path.",
                 remediation=Remediation("repin-nvidia-wheels", (
-                    pip_install(facts, f"{pkg}>={built}"),)), links=(TF_INSTALL,))
+                    pip_install(facts, cudnn_requirement(facts, f">={built},<{need.major + 1}")
+                                if lib.name == "cudnn" else f"{pkg}>={built},<{need.major + 1}"),)),
+                links=(TF_INSTALL,))
         shadowed_pip = [p for p in lib.other_copies if "/site-packages/nvidia/" in p]
         if lib.found_via == "ld_library_path" and lib.origin != "pip" and shadowed_pip:
             yield Finding(
@@ -186,6 +194,7 @@ def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     sure = "" if release.verified else " (by the nearest older row of the support matrix)"
     wheel = nvidia_wheel("nvidia-cudnn", facts)
     pin = facts.tensorflow.and_cuda_pins.get(wheel, "") if facts.tensorflow else ""
+    fixed = cudnn_requirement(facts, pin)
     for g in facts.driver.gpus:
         cc = g.compute_capability
         if not cc:
@@ -204,7 +213,7 @@ def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                  "(TensorFlow's own [and-cuda] pin is the tested one).",
             # Re-pinning helps only when the wheel strayed from TF's pin; a GPU newer than the
             # pinned cuDNN needs a newer TensorFlow (gpu-newer-than-tf says which).
-            remediation=Remediation("repin-nvidia-wheels", (pip_install(facts, wheel + pin),))
+            remediation=Remediation("repin-nvidia-wheels", (pip_install(facts, fixed),))
             if too_old else None,
             links=("https://docs.nvidia.com/deeplearning/cudnn/latest/reference/support-matrix.html",))
 
@@ -238,8 +247,9 @@ def nvidia_wheel_pins(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             f"{len(off)} nvidia-* wheel(s) are outside TensorFlow {tf.version}'s [and-cuda] pins.",
             {pkg: f"{have} (needs {spec})" for pkg, have, spec in off},
             hint="Re-pin them to what TensorFlow was tested with.",
-            remediation=Remediation("repin-nvidia-wheels", (
-                pip_install(facts, *(f"{pkg}{spec}" for pkg, _h, spec in off)),)))
+            remediation=Remediation("repin-nvidia-wheels", (pip_install(facts, *(
+                cudnn_requirement(facts, spec) if pkg == nvidia_wheel("nvidia-cudnn", facts)
+                else f"{pkg}{spec}" for pkg, _h, spec in off)),)))
 
 
 @check("xla-toolchain", "XLA finds ptxas and libdevice", "cuda",
