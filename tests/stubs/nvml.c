@@ -355,6 +355,18 @@ nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t dev, unsigned int *mil
     return NVML_SUCCESS;
 }
 
+#ifndef OMIT_nvmlDeviceGetPowerUsage
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t dev, unsigned int *milliwatts) {
+    const jv *gpu;
+    nvmlReturn_t rc = device_call("nvmlDeviceGetPowerUsage", dev, &gpu);
+    if (rc) return rc;
+    const jv *watts = jget(gpu, "power_w");  /* NVML answers in milliwatts */
+    if (!jhas(watts)) return NVML_ERROR_NOT_SUPPORTED;
+    *milliwatts = (unsigned int)(jnum(watts, 0) * 1000.0);
+    return NVML_SUCCESS;
+}
+#endif
+
 static nvmlReturn_t sm_clock(const char *symbol, const char *field, nvmlDevice_t dev, int type,
                              unsigned int *mhz) {
     if (type != 1) return NVML_ERROR_NOT_SUPPORTED; /* only NVML_CLOCK_SM is modelled */

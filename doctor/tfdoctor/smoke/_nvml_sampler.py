@@ -38,6 +38,18 @@ def _reasons(pynvml, mask):
     return sorted(set(names))
 
 
+def _event_reasons(pynvml, handle):
+    """The clock-event bitmask: the current name first, the pre-R535 "throttle" name second,
+    so a pynvml that dropped the old name still answers (as the NVML probe child does)."""
+    for name in ("nvmlDeviceGetCurrentClocksEventReasons",
+                 "nvmlDeviceGetCurrentClocksThrottleReasons"):
+        func = getattr(pynvml, name, None)
+        value = _try(func, handle) if func is not None else None
+        if value is not None:
+            return value
+    return None
+
+
 def sample(pynvml, index, handle):
     power = _try(pynvml.nvmlDeviceGetPowerUsage, handle)
     limit = _try(pynvml.nvmlDeviceGetEnforcedPowerLimit, handle)
@@ -51,9 +63,7 @@ def sample(pynvml, index, handle):
         "power_limit_w": limit / 1000.0 if limit is not None else None,
         "utilization_pct": util.gpu if util is not None else None,
         "temperature_c": _try(pynvml.nvmlDeviceGetTemperature, handle, pynvml.NVML_TEMPERATURE_GPU),
-        "throttle_reasons": _reasons(
-            pynvml, _try(pynvml.nvmlDeviceGetCurrentClocksThrottleReasons, handle)
-        ),
+        "throttle_reasons": _reasons(pynvml, _event_reasons(pynvml, handle)),
         "pcie_gen": _try(pynvml.nvmlDeviceGetCurrPcieLinkGeneration, handle),
         "pcie_gen_max": _try(pynvml.nvmlDeviceGetMaxPcieLinkGeneration, handle),
         "pcie_width": _try(pynvml.nvmlDeviceGetCurrPcieLinkWidth, handle),
