@@ -137,7 +137,7 @@ def _cc_key(cc: str) -> tuple[int, int]:
     return int(major), int(minor or 0)
 
 
-_TF_OPTIONAL = ("python_max", "cuda_build", "cudnn_compiled", "glibc_min", "windows_gpu")
+_TF_OPTIONAL: tuple[str, ...] = ("python_max", "cuda_build", "cudnn_compiled", "glibc_min", "windows_gpu")
 _TF_OPTIONAL += ("tf_keras", "reason", "note")
 
 

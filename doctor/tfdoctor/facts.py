@@ -423,7 +423,7 @@ def _from_plain(tp: Any, data: Any, where: str) -> Any:
             return None
         inner = [a for a in args if a is not type(None)]
         return _from_plain(inner[0], data, where)
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(data, dict):
             raise ValueError(f"{where}: expected an object")
         hints = typing.get_type_hints(tp, vars(sys.modules[__name__]))

@@ -112,7 +112,7 @@ def matching_tf(facts: Facts) -> tuple[str, Remediation]:
             "install-matching-tensorflow", (*remove, cmd))
     # [and-cuda] came with 2.14, but 2.14's pins tensorrt 8.5.3.1 (no Python 3.11 wheel) and
     # 2.15.0's too; 2.15.0.post1 dropped it (tensorflow#61986, #62520). Older: CUDA by hand.
-    if version(best) >= version("2.16"):
+    if Version(best) >= Version("2.16"):
         requirement = f"tensorflow[and-cuda]=={best}.*"
     elif best == "2.15":
         requirement = "tensorflow[and-cuda]==2.15.0.post1"
@@ -133,9 +133,9 @@ def cudnn_requirement(facts: Facts, spec: str) -> str:
 
     caps = [compat.newest_cudnn_for(g.compute_capability)
             for g in facts.driver.gpus if g.compute_capability]
-    known = sorted((v for v in caps if v), key=version)
+    known = sorted((v for v in caps if v), key=Version)
     cap = known[0] if known else None
     if cap is not None:
-        nxt = version(cap)
+        nxt = Version(cap)
         spec = ",".join(p for p in (spec, f"<{nxt.major}.{nxt.minor + 1}") if p)
     return nvidia_wheel("nvidia-cudnn", facts) + spec

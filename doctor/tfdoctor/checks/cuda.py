@@ -151,7 +151,8 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         built = {"cudnn": tf.cudnn_version, "cudart": tf.cuda_version}.get(lib.name)
         have = version(lib.version)
         need = version(built)
-        if have and need and have.major == need.major and (have.major, have.minor) < (need.major, need.minor):
+        if built and have and need and have.major == need.major \
+                and (have.major, have.minor) < (need.major, need.minor):
             pkg = nvidia_wheel(pip_pkg.get(lib.name, "nvidia-cudnn"), facts)
             quote = (f" (\"Loaded runtime CuDNN library: {lib.version} but source was compiled "
                      f"with: {built}\")" if lib.name == "cudnn" else "")

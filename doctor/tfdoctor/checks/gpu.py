@@ -54,7 +54,7 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
                 # Field reports (research §3) say 2.20/2.21 JIT-compile on RTX 50xx where older
                 # releases fail with CUDA_ERROR_INVALID_PTX: offer the newest, never a CPU build.
                 newest = compat.newest_tf()
-                fix = None if compat.tf_release(tf.version or "") == compat.tf_release(newest) else \
+                upgrade = None if compat.tf_release(tf.version or "") == compat.tf_release(newest) else \
                     Remediation("install-matching-tensorflow",
                                 (pip_install(facts, f"tensorflow[and-cuda]=={newest}.*"),))
                 yield Finding(
@@ -64,7 +64,7 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
                     "is known to fail with CUDA_ERROR_INVALID_PTX on this generation.",
                     ev, hint=f"No released TensorFlow has kernels for it; use the newest ({newest}) "
                     "and a current driver, try tf-nightly, or build TensorFlow from source.",
-                    remediation=fix, links=(TF_SOURCE,))
+                    remediation=upgrade, links=(TF_SOURCE,))
             else:
                 yield Finding(
                     "gpu-ptx-jit-only", Severity.WARNING,

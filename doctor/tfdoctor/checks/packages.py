@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import Version
 
 from tfdoctor import compat
 from tfdoctor.checks.common import pip_install, version
@@ -69,7 +70,7 @@ def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """TF >= 2.16 uses Keras 3; Keras 2 code needs tf-keras and TF_USE_LEGACY_KERAS=1."""
     tf = facts.tensorflow
     tfv = version(tf.version if tf else None)
-    if tf is None or tfv is None or tfv < version("2.16"):
+    if tf is None or tfv is None or tfv < Version("2.16"):
         return
     pk = facts.python.packages
     keras, tf_keras = version(pk.get("keras")), version(pk.get("tf-keras"))

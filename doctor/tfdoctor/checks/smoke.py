@@ -203,7 +203,8 @@ def _signal_finding(s: SmokeFacts, stuck: RecipeResult | None, evidence: dict[st
 def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """A CUDA build of TensorFlow must register the GPUs NVML sees; the log tells why not."""
     s = smoke_facts(facts)
-    if s.recipe("devices") is None or s.recipe("devices").status == "not-run":
+    recipe = s.recipe("devices")
+    if recipe is None or recipe.status == "not-run":
         return
     seen = [d for d in s.devices if d.device_type == "GPU"]
     present = len(facts.driver.gpus)

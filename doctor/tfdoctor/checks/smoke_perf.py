@@ -142,7 +142,7 @@ def check_multi_gpu(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         )
         return
     n = int(r.metrics.get("replicas", 0))
-    evidence = {
+    evidence: dict[str, str] = {
         "gpus": str(n),
         **{
             k: f"{r.metrics[k]:.2f}"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from packaging.version import Version
+
 from tfdoctor import compat
 from tfdoctor.checks.common import TF_INSTALL, pip_install, pip_uninstall, version
 from tfdoctor.checks.driver import wants_gpu
@@ -79,7 +81,7 @@ def tf_gpu_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         return
     system = (facts.platform.system or "").lower()
     v = version(tf.version)
-    if system == "windows" and v and v >= version("2.11") and wants_gpu(facts):
+    if system == "windows" and v and v >= Version("2.11") and wants_gpu(facts):
         yield Finding(
             "tf-windows-native-gpu", Severity.ERROR,
             f"TensorFlow {tf.version} has no GPU support on native Windows (2.10 was the last).",
@@ -115,7 +117,7 @@ def tf_python_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     tf = facts.tensorflow
     release = compat.tf_release(tf.version) if tf and tf.version else None
     py = version(facts.python.version)
-    if release is None or py is None:
+    if tf is None or release is None or py is None:
         return
     low, high = version(release.python_min), version(release.python_max)
     here = version(f"{py.major}.{py.minor}")
@@ -145,9 +147,10 @@ def platform_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             hint="Use a CPU with AVX, or build TensorFlow from source for this CPU.",
             links=("https://www.tensorflow.org/install/pip#hardware_requirements",))
     release = compat.tf_release(tf.version) if tf.version else None
-    have, need = version(p.glibc), version(release.glibc_min if release else None)
+    glibc_min = release.glibc_min if release else None
+    have, need = version(p.glibc), version(glibc_min)
     if have and need and have < need:
         yield Finding("glibc-too-old", Severity.ERROR,
-                      f"TensorFlow {tf.version} wheels need glibc {release.glibc_min}; this system "
+                      f"TensorFlow {tf.version} wheels need glibc {glibc_min}; this system "
                       f"has {p.glibc}.", {"platform.glibc": p.glibc or ""},
                       hint="Use a newer distribution or a container image with a newer glibc.")

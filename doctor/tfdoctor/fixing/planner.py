@@ -71,11 +71,11 @@ def _pip_step(f: Finding, facts: Facts, summary: str, reversible: bool) -> FixSt
     """Script arguments from the finding's pip commands; anything else stays manual."""
     assert f.remediation is not None
     if f.remediation.fix_id == "remove-conflicting-tf":
-        args = _conflict_args(facts)
+        args: tuple[str, ...] | None = _conflict_args(facts)
     else:
         args = _args_from_commands(f.remediation.commands, facts.python.executable)
-        if args is None:
-            return _manual_step(f)
+    if args is None:
+        return _manual_step(f)
     removes = tuple(args[i + 1] for i in range(len(args) - 1) if args[i] == "--remove")
     return FixStep(fix_id=f.remediation.fix_id, kind="pip", summary=summary, findings=(f.id,),
                    commands=pip_commands(facts.python.executable, args), args=args,

@@ -36,7 +36,7 @@ Progress = Callable[[str], None]
 
 def collect_facts(host: Host, progress: Progress | None = None) -> Facts:
     """Probe the machine: driver, CUDA driver API, target interpreter, libraries, XLA, platform."""
-    from tfdoctor.facts import CudaDriverFacts, DriverFacts, PlatformFacts
+    from tfdoctor.facts import CudaDriverFacts, DriverFacts, LibraryFacts, PlatformFacts, TensorFlowFacts
     from tfdoctor.probes.cuda_driver import probe_cuda_driver
     from tfdoctor.probes.driver import probe_driver
     from tfdoctor.probes.libraries import probe_libraries
@@ -56,12 +56,16 @@ def collect_facts(host: Host, progress: Progress | None = None) -> Facts:
         driver = submit("driver", DriverFacts(), lambda: probe_driver(host, issues))
         cuda = submit("cuda-driver", CudaDriverFacts(), lambda: probe_cuda_driver(host, issues))
         platform = submit("platform", PlatformFacts(), lambda: probe_platform(host, issues))
-        target = submit("target", (PythonFacts(executable=host.python), None),
-                        lambda: probe_target(host, issues))
+        # The defaults carry the probes' full types: `T` is inferred from them.
+        no_target: tuple[PythonFacts, TensorFlowFacts | None] = (PythonFacts(executable=host.python), None)
+        target = submit("target", no_target, lambda: probe_target(host, issues))
         python, tensorflow = target.result()
-        libraries = submit("libraries", (), lambda: probe_libraries(host, issues, python, tensorflow))
+        no_libraries: tuple[LibraryFacts, ...] = ()
+        libraries = submit("libraries", no_libraries,
+                           lambda: probe_libraries(host, issues, python, tensorflow))
         xla = submit("xla", None, lambda: probe_xla(host, issues, python, tensorflow))
-        env = guarded("env", issues, {}, lambda: probe_env(host))
+        no_env: dict[str, str] = {}
+        env = guarded("env", issues, no_env, lambda: probe_env(host))
         return Facts(
             schema_version=SCHEMA_VERSION,
             tool_version=__version__,

@@ -93,7 +93,8 @@ def devices(lib, count, errors):
 
 
 def main():
-    result = {"errors": {}}
+    errors = {}  # type: dict[str, str]
+    result = {"errors": errors}  # type: dict[str, object]
     step("dlopen libcuda.so.1")
     try:
         lib = ctypes.CDLL("libcuda.so.1")
@@ -109,7 +110,7 @@ def main():
     if rc == 0:
         result["driver_version"] = version.value
     elif rc is not None:
-        result["errors"]["cuDriverGetVersion"] = result_name(lib, rc)
+        errors["cuDriverGetVersion"] = result_name(lib, rc)
     rc = call(lib, "cuInit", 0)
     if rc is None:
         result["load_error"] = "libcuda.so.1 has no cuInit symbol"
@@ -120,14 +121,12 @@ def main():
     count = ctypes.c_int()
     rc = call(lib, "cuDeviceGetCount", ctypes.byref(count))
     if rc != 0:
-        result["errors"]["cuDeviceGetCount"] = (
+        errors["cuDeviceGetCount"] = (
             result_name(lib, rc) if rc is not None else "missing symbol"
         )
         return result
     result["device_count"] = count.value
-    result["device_names"], result["compute_capabilities"] = devices(
-        lib, count.value, result["errors"]
-    )
+    result["device_names"], result["compute_capabilities"] = devices(lib, count.value, errors)
     return result
 
 

@@ -78,7 +78,7 @@ def reason_names(mask):
 def gpu(c, index):
     """Everything the probe wants about GPU `index`; never raises NVMLError."""
     nvml = c.nvml
-    errors = {}
+    errors = {}  # type: dict[str, str]
     out = {"index": index, "errors": errors}
     handle = c.call(
         errors, "handle", "nvmlDeviceGetHandleByIndex_v2", nvml.nvmlDeviceGetHandleByIndex, index

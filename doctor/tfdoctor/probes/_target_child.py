@@ -60,7 +60,7 @@ def is_watched(name):
 
 def read_headers(path):
     """The header block of a METADATA / PKG-INFO file (stops at the description)."""
-    headers = []
+    headers = []  # type: list[tuple[str, str]]
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             if not line.strip():
@@ -191,7 +191,9 @@ def is_conda():
         if os.path.isdir(os.path.join(prefix, "conda-meta")):
             return True
     conda_prefix = os.environ.get("CONDA_PREFIX")
-    return bool(conda_prefix) and os.path.realpath(conda_prefix) == os.path.realpath(sys.prefix)
+    if not conda_prefix:
+        return False
+    return os.path.realpath(conda_prefix) == os.path.realpath(sys.prefix)
 
 
 def site_packages(path, user_site):

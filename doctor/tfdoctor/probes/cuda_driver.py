@@ -20,7 +20,9 @@ CUDA_CHILD = Path(__file__).with_name("_cuda_child.py")
 
 def is_stub_path(path: str | None) -> bool:
     """A CUDA toolkit's link-time stub: .../lib64/stubs/libcuda.so (cuda-toolkit layout)."""
-    return bool(path) and "stubs" in Path(path).parts[:-1]
+    if not path:
+        return False
+    return "stubs" in Path(path).parts[:-1]
 
 
 def probe_cuda_driver(host: Host, issues: list[ProbeIssue]) -> CudaDriverFacts:

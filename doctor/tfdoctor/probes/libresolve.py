@@ -17,6 +17,7 @@ import platform
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from tfdoctor.host import Host
 from tfdoctor.probes.ldcache import CacheEntry
@@ -122,7 +123,7 @@ def elf_ident(path: str) -> tuple[int, int] | None:
         return None
     if len(head) < 20 or head[:4] != b"\x7fELF":
         return None
-    order = "little" if head[5] == 1 else "big"
+    order: Literal["little", "big"] = "little" if head[5] == 1 else "big"
     return head[4], int.from_bytes(head[18:20], order)
 
 

@@ -77,7 +77,8 @@ def load_node(path: Path) -> Node | Skipped:
         return Skipped(str(path), f"not a JSON document ({str(exc)[:80]})")
     if not isinstance(data, dict):
         return Skipped(str(path), "not a tfdoctor report (not a JSON object)")
-    facts = data.get("facts") if isinstance(data.get("facts"), dict) else data
+    nested = data.get("facts")
+    facts: dict[str, Any] = nested if isinstance(nested, dict) else data
     version = data.get("schema_version", facts.get("schema_version"))
     if version is None or not isinstance(facts.get("python"), dict):
         return Skipped(str(path), "not a tfdoctor report (no schema_version)")

@@ -93,8 +93,8 @@ def _finding(n: int, f: Finding, root: bool) -> Iterator[str]:
         yield f"**Hint:** {esc(f.hint)}"
         yield ""
     if f.remediation and f.remediation.commands:
-        root = " (needs root)" if f.remediation.needs_root else ""
-        yield f"Fix {code(f.remediation.fix_id)}{root}:"
+        needs_root = " (needs root)" if f.remediation.needs_root else ""
+        yield f"Fix {code(f.remediation.fix_id)}{needs_root}:"
         yield ""
         yield "```sh"
         yield from f.remediation.commands

@@ -35,6 +35,10 @@ def render_prometheus(report: Report, exit_code: int | None = None) -> str:
     )
 
 
+Sample = tuple[dict[str, str], float]
+"""One sample of a metric family: its labels and its value."""
+
+
 def _families(report: Report, exit_code: int | None) -> Iterator[tuple[str, str, str, list]]:
     facts = report.facts
     yield (
@@ -117,7 +121,11 @@ def _smoke(report: Report) -> Iterator[tuple[str, str, str, list]]:
     smoke = report.facts.smoke
     if smoke is None:
         return
-    flops, memory, busbw, algbw, passed = [], [], [], [], []
+    flops: list[Sample] = []
+    memory: list[Sample] = []
+    busbw: list[Sample] = []
+    algbw: list[Sample] = []
+    passed: list[Sample] = []
     for r in smoke.recipes:
         device = r.device or ""
         passed.append(({"recipe": r.name, "device": device}, int(r.status == "passed")))
@@ -170,15 +178,15 @@ def _smoke(report: Report) -> Iterator[tuple[str, str, str, list]]:
 
 def _versions(report: Report) -> dict[str, str]:
     f = report.facts
-    tf = f.tensorflow
+    tf, cudnn, nccl = f.tensorflow, f.library("cudnn"), f.library("nccl")
     models = sorted({g.name for g in f.driver.gpus if g.name})
     return {
         "tool_version": f.tool_version,
         "driver_version": f.driver.driver_version or "",
         "cuda_driver_version": f.driver.cuda_driver_version or "",
         "tensorflow_version": (tf.version if tf else None) or "",
-        "cudnn_version": (f.library("cudnn").version if f.library("cudnn") else None) or "",
-        "nccl_version": (f.library("nccl").version if f.library("nccl") else None) or "",
+        "cudnn_version": (cudnn.version if cudnn else None) or "",
+        "nccl_version": (nccl.version if nccl else None) or "",
         "python_version": f.python.version or "",
         "gpu_model": " + ".join(models),
     }

@@ -24,6 +24,7 @@ _OUT = None
 
 def emit(obj):
     """Write one protocol line to the private copy of stdout and flush it at once."""
+    assert _OUT is not None, "main() claims stdout before the first line"
     _OUT.write(json.dumps(obj, sort_keys=True) + "\n")
     _OUT.flush()
 
@@ -48,7 +49,7 @@ def run_step(name, device, func):
     sys.stderr.write("%s %s %s\n" % (MARK, name, device or "-"))
     sys.stderr.flush()
     start = time.perf_counter()
-    result = {"status": "error", "metrics": {}, "info": {}, "detail": None}
+    result = {"status": "error", "metrics": {}, "info": {}, "detail": None}  # type: dict[str, object]
     try:
         out = func()
         result.update(out)
@@ -76,6 +77,8 @@ def _load(name):
 
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
     spec = importlib.util.spec_from_file_location("_tfdoctor" + name, path)
+    # None only for a path no loader claims; ours always ends in ".py".
+    assert spec is not None and spec.loader is not None, path
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
