@@ -13,7 +13,7 @@
 #   --memory-growth      export TF_FORCE_GPU_ALLOW_GROWTH=true
 #
 # venv: the hook is a marked block at the end of bin/activate, replaced (never duplicated) on a
-# second run. conda: etc/conda/activate.d/tfdoctor.sh and deactivate.d/tfdoctor.sh, which conda
+# second run; it wraps the venv's `deactivate` so that deactivating puts the variables back. conda: etc/conda/activate.d/tfdoctor.sh and deactivate.d/tfdoctor.sh, which conda
 # sources on `conda activate` / `conda deactivate` (conda docs, "Saving environment variables").
 # The block is POSIX sh and splits paths without word splitting, so it works in bash, zsh and dash.
 set -eu
@@ -62,11 +62,16 @@ EOF
     fi
 }
 
-save() {  # remember the values before activation, for conda's deactivate.d
+save() {  # remember the values before activation, for deactivate (venv) or deactivate.d (conda)
+    # Only once: sourcing activate again replaces `deactivate` before calling it, so the values
+    # now are the hooked ones; the first saved values stay the ones to go back to.
+    echo 'if [ -z "${_TFDOCTOR_HOOKED+x}" ]; then'
     for v in $vars; do
-        printf 'if [ -n "${%s+x}" ]; then export _TFDOCTOR_OLD_%s="$%s"; else unset _TFDOCTOR_OLD_%s; fi\n' \
+        printf '    if [ -n "${%s+x}" ]; then export _TFDOCTOR_OLD_%s="$%s"; else unset _TFDOCTOR_OLD_%s; fi\n' \
             "$v" "$v" "$v" "$v"
     done
+    echo '    export _TFDOCTOR_HOOKED=1'
+    echo 'fi'
 }
 
 restore() {
@@ -75,6 +80,17 @@ restore() {
             "$v" "$v" "$v" "$v"
         printf 'unset _TFDOCTOR_OLD_%s\n' "$v"
     done
+    echo 'unset _TFDOCTOR_HOOKED'
+}
+
+wrap_deactivate() {  # venv: `deactivate` puts our variables back as they were before activation
+    # bin/activate is bash/zsh-only (venv docs), so typeset -f is there to copy the function.
+    echo 'eval "$(typeset -f deactivate | sed '"'"'1s/^deactivate/_tfdoctor_venv_deactivate/'"'"')"'
+    echo 'deactivate () {'
+    echo '    _tfdoctor_venv_deactivate "$@"'
+    restore | sed 's/^/    /'
+    echo '    [ "${1-}" = nondestructive ] || unset -f _tfdoctor_venv_deactivate'
+    echo '}'
 }
 
 begin="# >>> tfdoctor activation hook >>>"
@@ -87,7 +103,7 @@ case "$mode" in
         tmp="$target.tfdoctor-tmp"
         awk -v b="$begin" -v e="$end" '$0 == b {skip = 1} !skip {print} $0 == e {skip = 0}' \
             "$target" > "$tmp"
-        { echo "$begin"; echo "$note"; body; echo "$end"; } >> "$tmp"
+        { echo "$begin"; echo "$note"; save; body; wrap_deactivate; echo "$end"; } >> "$tmp"
         # cat keeps the file's inode and mode; only its bytes change.
         cat "$tmp" > "$target"
         rm -f "$tmp"

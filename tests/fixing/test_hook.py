@@ -86,6 +86,24 @@ def test_hook_applies_is_idempotent_and_undoes_byte_identical(tmp_path):
     assert activate.read_bytes() == original
 
 
+def test_venv_deactivate_restores_the_variables(tmp_path):
+    """`deactivate` undoes what the hook set (LD_LIBRARY_PATH back to the user's own value,
+    CUDA_VISIBLE_DEVICES back), and activating twice does not stack the hook's changes."""
+    prefix = venv(tmp_path)
+    activate = prefix / "bin" / "activate"
+    apply_plan(plan_fixes(judge(broken_env_facts(prefix))), yes, no)
+    script = ('. "$1"; . "$1"; echo "in=$LD_LIBRARY_PATH"; deactivate; '
+              'echo "out=$LD_LIBRARY_PATH cvd=${CUDA_VISIBLE_DEVICES-unset}"; '
+              'type deactivate >/dev/null 2>&1 && echo leftover || echo clean')
+    out = subprocess.run(["bash", "-c", script, "sh", str(activate)], capture_output=True,
+                         text=True, check=True,
+                         env={"PATH": "/usr/bin:/bin", "LD_LIBRARY_PATH": f"{STUBS}:/opt/x",
+                              "CUDA_VISIBLE_DEVICES": "-1"}).stdout.split("\n")
+    assert out[0] == f"in={CUDNN_DIR}:/opt/x"
+    assert out[1] == f"out={STUBS}:/opt/x cvd=-1"
+    assert out[2] == "clean"
+
+
 def test_conda_hook_creates_and_undo_removes_files(tmp_path):
     """For conda the hook is activate.d/deactivate.d scripts; deactivate restores the variables."""
     prefix = tmp_path / "conda-env"
