@@ -121,6 +121,11 @@ def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budge
     Exit codes: 0 healthy, 1 problems found, 2 usage error, 3 could not check.
     """
     if ctx.invoked_subcommand is not None:
+        given = [p.opts[0] for p in ctx.command.params
+                 if ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE]
+        if given:  # `tfdoctor --python P fix` would otherwise fix tfdoctor's own interpreter
+            raise click.UsageError(f"{', '.join(given)} go(es) after the command: "
+                                   f"tfdoctor {ctx.invoked_subcommand} {given[0]} ...")
         return
     from tfdoctor.diagnose import SmokeOptions
     from tfdoctor.host import host_from_environment

@@ -247,3 +247,23 @@ def test_stopped_smoke_run_is_incomplete(tmp_path):
     result = invoke("replay", str(save(tmp_path, facts)), "--json")
     assert json.loads(result.stdout)["verdict"]["status"] == "incomplete"
     assert result.exit_code == ExitCode.INCOMPLETE
+
+
+def test_main_options_before_a_subcommand_are_refused():
+    """`tfdoctor --python P fix` used to fix tfdoctor's own interpreter: now a usage error."""
+    result = invoke("--python", sys.executable, "fix")
+    assert result.exit_code == ExitCode.USAGE
+    assert "--python go(es) after the command: tfdoctor fix --python" in result.output
+
+
+def test_no_tf_on_a_cpu_machine_offers_the_cpu_build_for_this_python(tmp_path):
+    """No TensorFlow, no GPU: the fix installs the CPU build of the newest release that supports
+    this Python (not the GPU build, not a release pip cannot install here)."""
+    from tfdoctor.facts import DriverFacts
+
+    facts = change(healthy(), tensorflow=None, libraries=(), xla=None, driver=DriverFacts(
+        nvml_error="NVML_ERROR_LIBRARY_NOT_FOUND"), python={"version": "3.9.18"})
+    doc = json.loads(invoke("replay", str(save(tmp_path, facts)), "--json").stdout)
+    fix = next(f for f in doc["findings"] if f["id"] == "tf-not-installed")["remediation"]
+    assert fix["fix_id"] == "install-matching-tensorflow"
+    assert fix["commands"][-1].endswith("install 'tensorflow-cpu==2.20.*'")  # 2.21 dropped 3.9

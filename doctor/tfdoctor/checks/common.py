@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable
 
+from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor.facts import Facts, GpuFacts
@@ -96,7 +97,7 @@ def visible_gpus(facts: Facts) -> tuple[GpuFacts, ...]:
     return tuple(g for g in gpus if g.index in indices)
 
 
-def matching_tf(facts: Facts) -> tuple[str, Remediation]:
+def matching_tf(facts: Facts) -> tuple[str, Remediation | None]:
     """The TensorFlow that fits this driver, these GPUs and this Python (from the tables), as a
     one-line description and the install fix; the CPU build when no GPU build fits."""
     from tfdoctor import compat
@@ -106,6 +107,13 @@ def matching_tf(facts: Facts) -> tuple[str, Remediation]:
     best = compat.best_tf_for(facts.python.version or "", facts.driver.driver_version, ccs, system)
     current = [d.name for d in facts.tensorflow.distributions] if facts.tensorflow else []
     remove = [pip_uninstall(facts, *current)] if current else []
+    if not ccs:  # no NVIDIA GPU here: the CPU build of the newest release for this Python
+        cpu = compat.best_tf_for(facts.python.version or "", None, (), system)
+        if cpu is None:
+            return (f"no TensorFlow release supports Python {facts.python.version}; use another "
+                    "Python", None)
+        return f"TensorFlow {cpu}, CPU build (no NVIDIA GPU here)", Remediation(
+            "install-matching-tensorflow", (*remove, pip_install(facts, f"tensorflow-cpu=={cpu}.*")))
     if best is None:
         cmd = pip_install(facts, f"tensorflow-cpu=={compat.newest_tf()}.*")
         return "no TensorFlow GPU build fits; the CPU build does", Remediation(
@@ -125,7 +133,7 @@ def matching_tf(facts: Facts) -> tuple[str, Remediation]:
         "install-matching-tensorflow", (*remove, pip_install(facts, requirement)))
 
 
-def cudnn_requirement(facts: Facts, spec: str) -> str:
+def cudnn_requirement(facts: Facts, spec: str) -> str | None:
     """The nvidia-cudnn wheel requirement `spec` ("<10.0,>=9.3.0.75"), capped below the first
     cuDNN that dropped one of this machine's GPUs: an open range resolves to the newest wheel,
     which no longer runs on Pascal or Volta (cuDNN support matrices, compat_tables/cudnn.toml)."""
@@ -137,5 +145,9 @@ def cudnn_requirement(facts: Facts, spec: str) -> str:
     cap = known[0] if known else None
     if cap is not None:
         nxt = Version(cap)
-        spec = ",".join(p for p in (spec, f"<{nxt.major}.{nxt.minor + 1}") if p)
+        upper = f"<{nxt.major}.{nxt.minor + 1}"
+        last = [f"{nxt.major}.{nxt.minor}.{patch}" for patch in range(100)]
+        if not any(SpecifierSet(",".join(p for p in (spec, upper) if p)).filter(last)):
+            return None  # nothing satisfies both: no cuDNN wheel TF accepts runs this GPU
+        spec = ",".join(p for p in (spec, upper) if p)
     return nvidia_wheel("nvidia-cudnn", facts) + spec

@@ -115,17 +115,16 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             hint = ("A pip copy exists but TensorFlow's RUNPATH does not reach it: add its directory "
                     "to LD_LIBRARY_PATH (tfdoctor fix writes an activation hook)." if pip_copy else
                     "Install TensorFlow's CUDA libraries from pip: tensorflow[and-cuda].")
+            if severity is Severity.INFO:
+                hint = ("Nothing to do unless you use XLA's NVSHMEM collectives; then install "
+                        f"{nvidia_wheel('nvidia-nvshmem', facts)}.")
             if lib.other_versions and not pip_copy:
                 hint = (f"Only another major version is installed ({lib.other_versions[0]}); "
                         f"TensorFlow {tf.version} needs {lib.soname}. " + hint)
             yield Finding(
                 "cuda-library-missing", severity,
                 f"TensorFlow cannot load {lib.soname}, {effect}.", ev, hint=hint,
-                remediation=Remediation("activation-hook-ld-library-path", (
-                    f"export LD_LIBRARY_PATH={shlex.quote(os.path.dirname(pip_copy[0]))}"
-                    ":$LD_LIBRARY_PATH",)) if pip_copy else None if severity is Severity.INFO
-                else Remediation("install-tf-and-cuda", (
-                    pip_install(facts, f"tensorflow[and-cuda]=={tf.version}"),)),
+                remediation=_library_fix(facts, lib, pip_copy, severity),
                 links=(TF_INSTALL,))
             continue
         if not loadable(lib):
@@ -162,9 +161,8 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                 f"{tf.version} was compiled with{quote}.",
                 {**ev, f"tensorflow.built_with.{lib.name}": built},
                 hint=f"Put a {lib.name} at least as new as TensorFlow's build first on the loader path.",
-                remediation=Remediation("repin-nvidia-wheels", (
-                    pip_install(facts, cudnn_requirement(facts, f">={built},<{need.major + 1}")
-                                if lib.name == "cudnn" else f"{pkg}>={built},<{need.major + 1}"),)),
+                remediation=_repin(facts, cudnn_requirement(facts, f">={built},<{need.major + 1}")
+                                   if lib.name == "cudnn" else f"{pkg}>={built},<{need.major + 1}"),
                 links=(TF_INSTALL,))
         shadowed_pip = [p for p in lib.other_copies if "/site-packages/nvidia/" in p]
         if lib.found_via == "ld_library_path" and lib.origin != "pip" and shadowed_pip:
@@ -214,9 +212,30 @@ def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                  "(TensorFlow's own [and-cuda] pin is the tested one).",
             # Re-pinning helps only when the wheel strayed from TF's pin; a GPU newer than the
             # pinned cuDNN needs a newer TensorFlow (gpu-newer-than-tf says which).
-            remediation=Remediation("repin-nvidia-wheels", (pip_install(facts, fixed),))
-            if too_old else None,
+            remediation=_repin(facts, fixed) if too_old else None,
             links=("https://docs.nvidia.com/deeplearning/cudnn/latest/reference/support-matrix.html",))
+
+
+def _library_fix(facts: Facts, lib: LibraryFacts, pip_copy: list[str],
+                 severity: Severity) -> Remediation | None:
+    """The pip copy's directory on LD_LIBRARY_PATH (no trailing ':' when it was unset: an empty
+    entry means the current directory to ld.so), else TF's pip CUDA libraries."""
+    if pip_copy:
+        return Remediation("activation-hook-ld-library-path", (
+            f"export LD_LIBRARY_PATH={shlex.quote(os.path.dirname(pip_copy[0]))}"
+            '"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"',))
+    if severity is Severity.INFO or facts.tensorflow is None:
+        return None
+    return Remediation("install-tf-and-cuda", (
+        pip_install(facts, f"tensorflow[and-cuda]=={facts.tensorflow.version}"),))
+
+
+def _repin(facts: Facts, *requirements: str | None) -> Remediation | None:
+    """pip-install the re-pinned wheels; None when one of them cannot be satisfied (a cuDNN
+    that both TF accepts and this GPU supports does not exist: the fix is another TF)."""
+    if not requirements or any(r is None for r in requirements):
+        return None
+    return Remediation("repin-nvidia-wheels", (pip_install(facts, *(r for r in requirements if r)),))
 
 
 def _cc(text: str) -> tuple[int, ...]:
@@ -226,7 +245,8 @@ def _cc(text: str) -> tuple[int, ...]:
 
 
 @check("nvidia-wheel-pins", "nvidia-* wheels match TensorFlow's [and-cuda] pins", "cuda",
-       emits=("nvidia-wheel-off-pin",), needs="tensorflow")
+       emits=("nvidia-wheel-off-pin",), needs="tensorflow",
+       consequence_of=("cuda-library-too-old",))
 def nvidia_wheel_pins(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Installed nvidia-*-cu12 wheels satisfy the specifiers in TF's [and-cuda] extra."""
     tf = facts.tensorflow
@@ -248,9 +268,9 @@ def nvidia_wheel_pins(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             f"{len(off)} nvidia-* wheel(s) are outside TensorFlow {tf.version}'s [and-cuda] pins.",
             {pkg: f"{have} (needs {spec})" for pkg, have, spec in off},
             hint="Re-pin them to what TensorFlow was tested with.",
-            remediation=Remediation("repin-nvidia-wheels", (pip_install(facts, *(
+            remediation=_repin(facts, *(
                 cudnn_requirement(facts, spec) if pkg == nvidia_wheel("nvidia-cudnn", facts)
-                else f"{pkg}{spec}" for pkg, _h, spec in off)),)))
+                else f"{pkg}{spec}" for pkg, _h, spec in off)))
 
 
 @check("xla-toolchain", "XLA finds ptxas and libdevice", "cuda",

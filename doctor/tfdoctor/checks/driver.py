@@ -72,15 +72,26 @@ def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     if error in ABSENT_ERRORS:
         if not wants_gpu(facts):
             raise NotApplicable
+        if facts.platform.in_container:
+            # The driver belongs to the host; a container only gets it passed in.
+            yield Finding(
+                "driver-not-installed", Severity.ERROR,
+                "No NVIDIA driver is reachable in this container: no GPU device and no "
+                "libnvidia-ml.so.1 were passed in.", {**evidence, "platform.in_container": "true"},
+                hint="Start the container with the GPUs (NVIDIA Container Toolkit: "
+                     "`docker run --gpus all`; Kubernetes: the NVIDIA device plugin); never "
+                     "install a driver inside the image.",
+                remediation=Remediation("install-nvidia-container-toolkit", (
+                    "docker run --gpus all ...  # after installing nvidia-container-toolkit on the host",),
+                    needs_root=True),
+                links=(DRIVER_DOCS,))
+            return
         yield Finding(
             "driver-not-installed", Severity.ERROR,
             "No NVIDIA driver is installed: libnvidia-ml.so.1 cannot be loaded.",
             evidence,
-            hint="Install the NVIDIA driver for your distribution (a data-center or "
-                 "'nvidia-driver' package), then reboot.",
-            remediation=Remediation("install-nvidia-driver", (
-                "sudo apt-get install -y nvidia-driver-580  # Debian/Ubuntu; see the link for others",
-                "sudo reboot"), needs_root=True),
+            hint="Install the NVIDIA driver packaged for your distribution, then reboot.",
+            remediation=Remediation("install-nvidia-driver", driver_install(facts), needs_root=True),
             links=(DRIVER_DOCS,),
         )
         return
@@ -97,6 +108,20 @@ def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         return
     yield Finding("nvml-error", Severity.ERROR, f"NVML failed to initialise: {error}.", evidence,
                   hint="Run nvidia-smi to see the driver's own message.")
+
+
+def driver_install(facts: Facts) -> tuple[str, ...]:
+    """How this distribution installs (or upgrades) the NVIDIA driver, then the reboot it needs."""
+    distro = (facts.platform.distro or "").lower()
+    if "ubuntu" in distro:
+        first = "sudo ubuntu-drivers install  # the recommended nvidia-driver-NNN"
+    elif "debian" in distro:
+        first = "sudo apt-get install -y nvidia-driver  # Debian's non-free component"
+    elif any(name in distro for name in ("rhel", "red hat", "rocky", "alma", "fedora", "centos")):
+        first = "sudo dnf install -y nvidia-driver  # from NVIDIA's CUDA repository"
+    else:
+        first = "# install your distribution's NVIDIA driver package (see the link)"
+    return (first, "sudo reboot")
 
 
 def driver_elsewhere(facts: Facts) -> bool:
@@ -198,9 +223,7 @@ def driver_supports_cuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]
     if not ok:
         fits, alternative = matching_tf(facts)
         kepler = [g for g in facts.driver.gpus if (compat.driver_key(g.compute_capability) or (9,)) < (5,)]
-        upgrade = Remediation("upgrade-nvidia-driver", (
-            "sudo apt-get install -y nvidia-driver-580  # or your distribution's package",
-            "sudo reboot"), needs_root=True)
+        upgrade = Remediation("upgrade-nvidia-driver", driver_install(facts), needs_root=True)
         yield Finding(
             "driver-too-old", Severity.ERROR,
             f"Driver {drv} is too old for the CUDA {tf.cuda_version} runtime TensorFlow "
@@ -211,7 +234,8 @@ def driver_supports_cuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]
             hint=(f"R470 is the last driver for Kepler GPUs: install the TensorFlow this driver "
                   f"runs instead ({fits})." if kepler else
                   "Upgrade the NVIDIA driver (below), or install the TensorFlow built for a CUDA "
-                  f"this driver runs ({fits}): " + " && ".join(alternative.commands)),
+                  f"this driver runs ({fits})" + (": " + " && ".join(alternative.commands)
+                                                   if alternative else ".")),
             remediation=alternative if kepler else upgrade,
             links=(CUDA_COMPAT, TF_INSTALL),
         )

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections.abc import Iterator
 
 from packaging.version import Version
 
 from tfdoctor import compat
-from tfdoctor.checks.common import TF_INSTALL, pip_install, pip_uninstall, version
+from tfdoctor.checks.common import TF_INSTALL, matching_tf, pip_install, pip_uninstall, version
 from tfdoctor.checks.driver import wants_gpu
 from tfdoctor.facts import Facts
 from tfdoctor.findings import Finding, Remediation, Severity
@@ -33,16 +35,19 @@ def tf_installed(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     if facts.python.error:
         return
     if tf is None or not tf.distributions:
-        gpu = bool(facts.driver.gpus or facts.driver.device_nodes)
-        dist = "tensorflow[and-cuda]" if gpu else "tensorflow-cpu"
+        fits, fix = matching_tf(facts)
+        other = facts.env.get("VIRTUAL_ENV") or facts.env.get("CONDA_PREFIX")
+        here = facts.python.prefix
+        hint = f"Install it: {fits}."
+        if other and here and os.path.realpath(other) != os.path.realpath(here):
+            # tfdoctor's own venv was diagnosed while the user's env is active.
+            hint = (f"The active environment is {other}: to diagnose it, run "
+                    f"tfdoctor --python {shlex.quote(os.path.join(other, 'bin', 'python'))}. "
+                    + hint)
         yield Finding("tf-not-installed", Severity.ERROR,
                       f"TensorFlow is not installed in {facts.python.executable}.",
                       {"python.executable": facts.python.executable},
-                      hint="Install it: with its CUDA libraries from pip on a GPU machine, the CPU "
-                      "build otherwise.",
-                      remediation=Remediation("install-tf-and-cuda", (
-                          pip_install(facts, f"{dist}=={compat.newest_tf()}.*"),)),
-                      links=(TF_INSTALL,))
+                      hint=hint, remediation=fix, links=(TF_INSTALL,))
         return
     # On Windows (2.12-2.19) and aarch64, `tensorflow` is a shim that requires tensorflow-intel
     # or tensorflow-cpu-aws: a distribution that TF itself requires is not a conflict.
