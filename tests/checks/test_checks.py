@@ -322,3 +322,12 @@ def test_cudnn_repin_is_capped_for_old_gpus():
     too_old = change(H, libraries=_lib("cudnn", version="9.1.0"))
     fix = next(f for f in judge(too_old).findings if f.id == "cuda-library-too-old").remediation
     assert fix.commands[0].endswith("'nvidia-cudnn-cu12>=9.3.0,<10'")  # H100: no cap
+
+
+def test_identical_gpus_make_one_finding():
+    """Eight K80 dies: one gpu-too-old-for-tf naming GPUs 0-7, not eight identical blocks."""
+    facts = change(H, driver={"gpus": tuple(gpu(i, "Tesla K80", "3.7") for i in range(8))})
+    found = [f for f in judge(facts).findings if f.id == "gpu-too-old-for-tf"]
+    assert len(found) == 1
+    assert found[0].message.startswith("GPUs 0-7 (Tesla K80")
+    assert found[0].evidence["gpu.index"] == "0, 1, 2, 3, 4, 5, 6, 7"

@@ -16,6 +16,7 @@ from tfdoctor.checks.common import (
     version,
 )
 from tfdoctor.checks.driver import wants_gpu
+from tfdoctor.checks.gpu import gpu_label, same_model
 from tfdoctor.checks.usable import REQUIRED_LIBS, loadable
 from tfdoctor.facts import Facts, LibraryFacts
 from tfdoctor.findings import Finding, Remediation, Severity
@@ -194,7 +195,8 @@ def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     wheel = nvidia_wheel("nvidia-cudnn", facts)
     pin = facts.tensorflow.and_cuda_pins.get(wheel, "") if facts.tensorflow else ""
     fixed = cudnn_requirement(facts, pin)
-    for g in facts.driver.gpus:
+    for gpus in same_model(facts.driver.gpus):
+        g, which = gpus[0], gpu_label(gpus)
         cc = g.compute_capability
         if not cc:
             continue
@@ -205,8 +207,8 @@ def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         span = f"{release.min_cc} to {release.max_cc or 'newer'}"
         yield Finding(
             "cudnn-gpu-unsupported", Severity.ERROR if too_old and release.verified else Severity.WARNING,
-            f"cuDNN {lib.version} supports compute capability {span}{sure}; GPU {g.index} "
-            f"({g.name}) is {cc}.",
+            f"cuDNN {lib.version} supports compute capability {span}{sure}; {which} "
+            f"({g.name}) {'is' if len(gpus) == 1 else 'are'} {cc}.",
             {**_lib_ev(lib), "gpu.compute_capability": cc, "cudnn.supported": span},
             hint="Pin the nvidia-cudnn wheel to a release that lists this GPU's architecture "
                  "(TensorFlow's own [and-cuda] pin is the tested one).",

@@ -17,6 +17,23 @@ THROTTLE_BAD = {
 }
 
 
+def same_model(gpus: tuple[GpuFacts, ...]) -> list[list[GpuFacts]]:
+    """GPUs grouped by model and compute capability: eight identical GPUs, one finding."""
+    groups: dict[tuple[str | None, str | None], list[GpuFacts]] = {}
+    for g in gpus:
+        groups.setdefault((g.name, g.compute_capability), []).append(g)
+    return list(groups.values())
+
+
+def gpu_label(gpus: list[GpuFacts]) -> str:
+    """"GPU 3" or "GPUs 0-7" / "GPUs 0, 2"."""
+    idx = [g.index for g in gpus]
+    if len(idx) == 1:
+        return f"GPU {idx[0]}"
+    run = idx == list(range(idx[0], idx[0] + len(idx)))
+    return f"GPUs {idx[0]}-{idx[-1]}" if run else "GPUs " + ", ".join(map(str, idx))
+
+
 def _gpu(g: GpuFacts) -> dict[str, str]:
     return {"gpu.index": str(g.index), "gpu.name": g.name or "unknown"}
 
@@ -34,17 +51,19 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
     if tf is None or not tf.is_cuda_build or not tf.compute_capabilities or not facts.driver.gpus:
         raise NotApplicable
     caps = ", ".join(tf.compute_capabilities)
-    for g in facts.driver.gpus:
+    for gpus in same_model(facts.driver.gpus):
+        g, which = gpus[0], gpu_label(gpus)
         if not g.compute_capability:
             continue
         kind = compat.has_kernels_for(tf.compute_capabilities, g.compute_capability)
-        ev = {**_gpu(g), "gpu.compute_capability": g.compute_capability,
+        ev = {**_gpu(g), "gpu.index": ", ".join(str(x.index) for x in gpus),
+              "gpu.compute_capability": g.compute_capability,
               "tensorflow.compute_capabilities": caps, "tensorflow.version": tf.version or "?"}
         if kind == "none":
             fits, fix = matching_tf(facts)
             yield Finding(
                 "gpu-too-old-for-tf", Severity.ERROR,
-                f"GPU {g.index} ({g.name}, compute capability {g.compute_capability}) is older "
+                f"{which} ({g.name}, compute capability {g.compute_capability}) is older "
                 f"than any architecture TensorFlow {tf.version} was built for.",
                 ev, hint=f"Use an older TensorFlow whose wheel still covers this GPU: {fits}.",
                 remediation=fix, links=(TF_SOURCE,))
@@ -59,7 +78,7 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
                                 (pip_install(facts, f"tensorflow[and-cuda]=={newest}.*"),))
                 yield Finding(
                     "gpu-newer-than-tf", Severity.ERROR,
-                    f"TensorFlow {tf.version} has no binaries for GPU {g.index} "
+                    f"TensorFlow {tf.version} has no binaries for {which} "
                     f"({g.name}, compute capability {g.compute_capability}); its PTX fallback "
                     "is known to fail with CUDA_ERROR_INVALID_PTX on this generation.",
                     ev, hint=f"No released TensorFlow has kernels for it; use the newest ({newest}) "
@@ -68,7 +87,7 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
             else:
                 yield Finding(
                     "gpu-ptx-jit-only", Severity.WARNING,
-                    f"GPU {g.index} ({g.name}, compute capability {g.compute_capability}) runs "
+                    f"{which} ({g.name}, compute capability {g.compute_capability}) runs "
                     "TensorFlow's kernels only by JIT-compiling PTX: the first run can take "
                     "30 minutes or longer.",
                     ev, hint="Set CUDA_CACHE_MAXSIZE=4294967296 so the JIT cache survives, or use "
