@@ -33,9 +33,11 @@ def summary_line(report: Report) -> str:
     tf = f.tensorflow
     tf_text = f"TensorFlow {tf.version} ({', '.join(d.name for d in tf.distributions)})" if (
         tf and tf.version) else "TensorFlow not installed"
-    drv = f.driver.driver_version or "no NVIDIA driver"
+    drv = f"driver {f.driver.driver_version}" if f.driver.driver_version else (
+        f"NVIDIA driver not reachable ({f.driver.nvml_error})" if f.driver.nvml_error
+        else "NVIDIA driver unknown")
     gpus = f"{len(f.driver.gpus)} GPU(s)"
-    return f"{tf_text} | Python {f.python.version or '?'} | driver {drv} | {gpus}"
+    return f"{tf_text} | Python {f.python.version or '?'} | {drv} | {gpus}"
 
 
 def render_finding(f: Finding, color: bool) -> list[str]:
