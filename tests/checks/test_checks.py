@@ -97,6 +97,8 @@ CASES = {
                                  xla={"xla_flags_data_dir": "/nope", "xla_flags_data_dir_exists": False}),
                           "xla-flags-bad-dir"),
     "xla-ptxas-missing": (change(H, xla={"ptxas": None}), None),
+    "xla-ptxas-other-cuda": (change(H, xla={"ptxas": "/usr/local/cuda-13.0/bin/ptxas",
+                                            "ptxas_version": "13.0.88"}), None),
     "xla-libdevice-missing": (change(H, xla={"libdevice": None}), None),
     "tf-not-installed": (change(H, tensorflow=None, libraries=(), xla=None), "tf-not-installed"),
     "tf-multiple-distributions": (change(H, tensorflow=_tf(distributions=(

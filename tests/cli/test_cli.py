@@ -267,3 +267,18 @@ def test_no_tf_on_a_cpu_machine_offers_the_cpu_build_for_this_python(tmp_path):
     fix = next(f for f in doc["findings"] if f["id"] == "tf-not-installed")["remediation"]
     assert fix["fix_id"] == "install-matching-tensorflow"
     assert fix["commands"][-1].endswith("install 'tensorflow-cpu==2.20.*'")  # 2.21 dropped 3.9
+
+
+@pytest.mark.slow
+def test_real_cuda13_ptxas_on_path_is_flagged(tf_cuda_python):
+    """This machine's real CUDA 13.0 ptxas first on PATH, under a TF built with CUDA 12.5: XLA
+    would use it (it prefers PATH), so tfdoctor warns and offers the wheel's ptxas instead."""
+    exe = Path(sys.executable).parent / "tfdoctor"
+    env = {**os.environ, "PATH": "/usr/local/cuda-13.0/bin:/usr/bin:/bin"}
+    proc = subprocess.run([str(exe), "--quick", "--json", "--python", tf_cuda_python],
+                          capture_output=True, text=True, timeout=120, env=env)
+    doc = json.loads(proc.stdout)
+    found = next(f for f in doc["findings"] if f["id"] == "xla-ptxas-other-cuda")
+    assert found["evidence"]["xla.ptxas_version"].startswith("13.")
+    fixed_dir = found["remediation"]["commands"][0].split("=", 1)[1].split('"')[0]
+    assert Path(fixed_dir, "ptxas").exists(), fixed_dir  # the wheel's ptxas really is there

@@ -17,6 +17,7 @@ MANUAL_ON_PURPOSE = {
     "reboot-after-driver-upgrade", "blacklist-nouveau", "install-nvidia-driver",
     "upgrade-nvidia-driver", "add-user-to-video-group", "disable-mig", "reset-gpu",
     "wsl-libcuda-path", "install-tf-native-windows", "install-nvidia-container-toolkit",
+    "put-matching-ptxas-on-path",
 }
 # Recipes no check references yet (persistence mode: issue 5, item 3).
 UNREFERENCED_RECIPES = {"enable-persistence-mode"}

@@ -276,7 +276,8 @@ def nvidia_wheel_pins(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 
 @check("xla-toolchain", "XLA finds ptxas and libdevice", "cuda",
-       emits=("xla-flags-bad-dir", "xla-ptxas-missing", "xla-libdevice-missing"),
+       emits=("xla-flags-bad-dir", "xla-ptxas-missing", "xla-ptxas-other-cuda",
+              "xla-libdevice-missing"),
        needs="xla")
 def xla_toolchain(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """XLA's GPU compiler needs ptxas and nvvm/libdevice/libdevice.10.bc (xla cuda_root_path.cc)."""
@@ -298,6 +299,21 @@ def xla_toolchain(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                       "XLA cannot find ptxas: jit_compile functions fall back to the driver or fail.",
                       searched, hint="Install the nvidia-cuda-nvcc wheel TensorFlow pins, or put a "
                       "CUDA toolkit's bin on PATH.", remediation=fix)
+    have, built = version(x.ptxas_version), version(tf.cuda_version)
+    if x.ptxas and have and built and have.major != built.major:
+        # XLA prefers the ptxas on PATH (PreferPtxasFromPath); CUDA 13's ptxas dropped
+        # Maxwell/Pascal/Volta targets and its PTX needs a driver of its own major.
+        pip_bin = os.path.join(os.path.dirname(tf.package_dir or ""), "nvidia", "cuda_nvcc", "bin")
+        yield Finding(
+            "xla-ptxas-other-cuda", Severity.WARNING,
+            f"XLA will use ptxas {x.ptxas_version} ({x.ptxas}) for a TensorFlow built with CUDA "
+            f"{tf.cuda_version}: it may reject this GPU's architecture or need a newer driver.",
+            {"xla.ptxas": x.ptxas, "xla.ptxas_version": x.ptxas_version or "",
+             "tensorflow.cuda_version": tf.cuda_version or "",
+             "xla.ptxas_found_via": x.ptxas_found_via or "unknown"},
+            hint="Put the ptxas of TensorFlow's CUDA first on PATH (the nvidia-cuda-nvcc wheel's).",
+            remediation=Remediation("put-matching-ptxas-on-path", (
+                f'export PATH={shlex.quote(pip_bin)}"${{PATH:+:$PATH}}"',)))
     if x.libdevice is None:
         yield Finding("xla-libdevice-missing", Severity.WARNING,
                       "XLA cannot find libdevice.10.bc (\"libdevice not found\").", searched,
