@@ -252,13 +252,13 @@ cli.add_command(fleet)
 
 def _stop(signum: int, _frame: object) -> None:
     """SIGINT / SIGTERM: kill every child group first (they run in their own sessions and would
-    outlive us), then unwind; Ctrl+C exits 130, SIGTERM 143 (128 + signal)."""
+    outlive us), then unwind; Ctrl+C exits 130, SIGTERM 143 (128 + the signal number)."""
     from tfdoctor.host import kill_all_children
 
     kill_all_children()
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
-    raise SystemExit(128 + signum)
+    raise SystemExit(ExitCode.TERMINATED)
 
 
 def main() -> None:

@@ -30,7 +30,9 @@ class ExitCode(IntEnum):
     INTERNAL = 70
     """A bug in tfdoctor itself (EX_SOFTWARE); the message asks for a report."""
     INTERRUPTED = 130
-    """Stopped by Ctrl+C."""
+    """Stopped by Ctrl+C (SIGINT); every child process was killed first."""
+    TERMINATED = 143
+    """Stopped by SIGTERM (a scheduler's time limit, `timeout`, Kubernetes); children killed first."""
 
 
 def exit_code_for(report: Report, fail_on: str = "error") -> ExitCode:

@@ -1,1 +1,1 @@
-#define TF_NCCL_VERSION "2"
+../../scenarios/tf/2.21.0/tensorflow/include/external/local_config_nccl/nccl_config.h

@@ -1,1 +1,1 @@
-constexpr static char XLA_NVSHMEM_VERSION[] = "3";
+../../scenarios/tf/2.21.0/tensorflow/include/external/nvshmem/nvshmem_config.h
