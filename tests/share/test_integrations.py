@@ -1,4 +1,6 @@
-"""The shipped scheduler and provisioning scripts, run against the real CLI replaying facts.
+"""The shipped node-problem-detector and provisioning scripts, run against the real CLI replaying facts.
+
+The Slurm script runs under a real slurmd in tests/integrations/test_slurm.py.
 
 A fake `tfdoctor` on PATH runs `python -m tfdoctor replay FACTS --json` (so each exit code comes
 from the real CLI), and fake `scontrol` / `logger` record what the scripts asked them to do.
@@ -18,7 +20,6 @@ from share_helpers import change, healthy, write_json
 from tfdoctor.facts import ProbeIssue
 
 ROOT = Path(__file__).parents[2] / "integrations"
-SLURM = ROOT / "slurm" / "tfdoctor-slurm.sh"
 NPD = ROOT / "kubernetes" / "tfdoctor-npd.sh"
 GATE = ROOT / "provisioning" / "tfdoctor-gate.sh"
 
@@ -77,50 +78,6 @@ def run(script: Path, tmp_path: Path, facts: Path, **env: str) -> tuple[int, str
     proc = subprocess.run(["sh", str(script)], env=full, capture_output=True, text=True, timeout=60)
     calls = {p.stem: p.read_text() for p in log.iterdir()}
     return proc.returncode, proc.stdout, calls
-
-
-def test_slurm_drains_on_problems_with_the_root_cause(tmp_path, recorded):
-    """Exit 1: drain this node, the reason names the root cause; a health check still exits 0."""
-    code, _, calls = run(SLURM, tmp_path, recorded[1])
-    assert code == 0
-    assert calls["scontrol"].strip() == (
-        "update NodeName=gpu-n1 State=DRAIN Reason=tfdoctor: cuda-visible-devices-hides-all"
-    )
-    assert "--quick --json" in calls["tfdoctor"]
-    assert (
-        json.loads((tmp_path / "state" / "last.json").read_text())["verdict"]["status"]
-        == "problems"
-    )
-
-
-def test_slurm_prolog_fails_so_the_job_is_requeued(tmp_path, recorded):
-    """As a Prolog (SLURM_JOB_ID set) it drains and exits 1: Slurm requeues the job."""
-    code, _, calls = run(SLURM, tmp_path, recorded[1], SLURM_JOB_ID="42")
-    assert code == 1 and "State=DRAIN" in calls["scontrol"]
-
-
-@pytest.mark.parametrize("exit_code, words", [(3, "could not check"), (2, "exit 2")])
-def test_slurm_leaves_the_node_alone_when_it_could_not_check(tmp_path, recorded, exit_code, words):
-    """Exit 3 (a probe hung) and 2 (bad input) never drain: only a log line."""
-    code, _, calls = run(SLURM, tmp_path, recorded[exit_code])
-    assert code == 0 and "scontrol" not in calls
-    assert words in calls["logger"]
-
-
-def test_slurm_resumes_only_nodes_it_drained(tmp_path, recorded):
-    """Exit 0 resumes a node drained by tfdoctor, and leaves one drained by someone else."""
-    code, _, calls = run(SLURM, tmp_path, recorded[0], FAKE_REASON="tfdoctor: old-cause")
-    assert code == 0 and "update NodeName=gpu-n1 State=RESUME" in calls["scontrol"]
-    other = tmp_path / "other"
-    other.mkdir()
-    code, _, calls = run(SLURM, other, recorded[0], FAKE_REASON="hardware-repair")
-    assert "State=RESUME" not in calls["scontrol"]
-
-
-def test_slurm_timeout_is_not_a_drain(tmp_path, recorded):
-    """A tfdoctor that outlives its time limit leaves the node alone (slurmd allows 60 s)."""
-    code, _, calls = run(SLURM, tmp_path, recorded[1], FAKE_SLEEP="5", TFDOCTOR_TIMEOUT="1")
-    assert code == 0 and "scontrol" not in calls and "did not finish" in calls["logger"]
 
 
 @pytest.mark.parametrize(
