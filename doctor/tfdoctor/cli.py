@@ -252,10 +252,12 @@ cli.add_command(fleet)
 
 def _stop(signum: int, _frame: object) -> None:
     """SIGINT / SIGTERM: kill every child group first (they run in their own sessions and would
-    outlive us), then unwind; Ctrl+C exits 130, SIGTERM 143 (128 + the signal number)."""
-    from tfdoctor.host import kill_all_children
+    outlive us), then unwind; Ctrl+C exits 130, SIGTERM 143 (128 + the signal number). If
+    unwinding is stuck (a probe thread the interpreter would join), a watchdog exits anyway."""
+    from tfdoctor.host import arm_exit_watchdog, kill_all_children
 
     kill_all_children()
+    arm_exit_watchdog(ExitCode.INTERRUPTED if signum == signal.SIGINT else ExitCode.TERMINATED)
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
     raise SystemExit(ExitCode.TERMINATED)

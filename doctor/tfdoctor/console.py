@@ -14,8 +14,11 @@ def color_enabled(stream: object) -> bool:
 
 
 def error(message: str) -> None:
-    """One line, never a traceback."""
-    click.echo(f"tfdoctor: error: {message}", err=True, color=color_enabled(sys.stderr))
+    """One line, never a traceback; a path or value quoted from a hostile file stays printable."""
+    from tfdoctor.docload import one_line
+
+    click.echo(f"tfdoctor: error: {one_line(message, 1000)}", err=True,
+               color=color_enabled(sys.stderr))
 
 
 def note(message: str) -> None:

@@ -23,6 +23,7 @@ class OutputFileError(TfdoctorError):
 
     def __init__(self, path: object, reason: str) -> None:
         super().__init__(f"cannot write {path}: {reason}")
+        self.path = path
         self.reason = reason
         """Why, without the path: the OS's words (strerror)."""
 

@@ -7,13 +7,16 @@ stub libraries, so probes run their real code against a fake machine.
 from __future__ import annotations
 
 import os
+import selectors
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +30,10 @@ class CommandResult:
     timed_out: bool = False
     error: str | None = None
     """Set when the command could not start (e.g. "No such file or directory")."""
+    truncated: tuple[str, ...] = ()
+    """The streams ("stdout", "stderr") that printed more than run_command keeps."""
+    output_bytes: int = 0
+    """How many bytes the child printed on both streams, kept or not."""
 
     @property
     def ok(self) -> bool:
@@ -52,26 +59,100 @@ class CommandResult:
         return f"exited with status {self.returncode}"
 
 
+MAX_OUTPUT = 8 * 1024 * 1024
+"""Bytes kept of each of a child's streams (the last ones: the JSON answer and the evidence are
+at the end); a child that prints more is cut, and `CommandResult.truncated` says so."""
+EXIT_GRACE = 1.0
+"""After the child exits, how long its output pipes may stay open (a grandchild still writing)
+before whoever holds them is killed and the pipes are closed."""
+
 _LIVE_GROUPS: set[int] = set()
+_LIVE_PIPES: set[int] = set()
+"""Inodes of the output pipes of running children: whoever holds one (a grandchild that left
+the process group with setsid) is ours to kill."""
 _LIVE_LOCK = threading.Lock()
 
 
-def track_group(proc: subprocess.Popen[str], live: bool = True) -> None:
+def track_group(proc: subprocess.Popen[Any], live: bool = True) -> None:
     """Record (or forget) a child's process group, so `kill_all_children` can reach it."""
     with _LIVE_LOCK:
         (_LIVE_GROUPS.add if live else _LIVE_GROUPS.discard)(proc.pid)
 
 
 def kill_all_children() -> None:
-    """SIGKILL every child group still running: on Ctrl+C or SIGTERM, before tfdoctor exits, so
-    no TensorFlow child is left holding a GPU (the children run in their own sessions)."""
+    """SIGKILL every child group still running, and every process holding a child's output
+    pipe: on Ctrl+C or SIGTERM, before tfdoctor exits, so no TensorFlow child is left holding a
+    GPU (the children run in their own sessions; escaped grandchildren in sessions of their own)."""
     with _LIVE_LOCK:
         groups = list(_LIVE_GROUPS)
+        pipes = set(_LIVE_PIPES)
     for pgid in groups:
         try:
             os.killpg(pgid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+    kill_pipe_holders(pipes)
+
+
+def kill_pipe_holders(inodes: set[int]) -> int:
+    """SIGKILL every process (other than this one) with one of these pipes open; how many.
+
+    A child that daemonises a grandchild (double fork + setsid) hands it our pipe: killing the
+    child's group does not reach it, and the pipe never reaches end-of-file while it lives.
+    """
+    if not inodes:
+        return 0
+    wanted = {f"pipe:[{i}]" for i in inodes}
+    me, killed = os.getpid(), 0
+    for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            held = any(os.readlink(f"/proc/{entry.name}/fd/{fd}") in wanted
+                       for fd in os.listdir(f"/proc/{entry.name}/fd"))
+        except OSError:  # gone, or another user's process (not ours to read, nor to kill)
+            continue
+        if held:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed += 1
+            except OSError:
+                pass
+    return killed
+
+
+def arm_exit_watchdog(code: int, seconds: float = 0.8) -> None:
+    """Exit with `code` after `seconds` even if unwinding is stuck (a probe thread the
+    interpreter would join at exit): SIGTERM and Ctrl+C end tfdoctor within a second."""
+
+    def expire() -> None:
+        time.sleep(seconds)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001  (a closed or broken stream: exit anyway)
+                pass
+        os._exit(code)
+
+    threading.Thread(target=expire, name="tfdoctor-exit-watchdog", daemon=True).start()
+
+
+class _Stream:
+    """The last `cap` bytes of one output pipe, and how many bytes came in all."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.data = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self.data += chunk
+        if len(self.data) > 2 * self.cap:  # trim in batches: amortised linear
+            del self.data[: len(self.data) - self.cap]
+
+    def text(self) -> str:
+        return bytes(self.data[-self.cap:]).decode("utf-8", errors="replace")
 
 
 def run_command(
@@ -81,35 +162,130 @@ def run_command(
     env: Mapping[str, str] | None = None,
     input: str | None = None,
     cwd: str | None = None,
+    max_output: int = MAX_OUTPUT,
 ) -> CommandResult:
-    """Run argv in its own process group; on time-out kill the whole group (no orphans)."""
+    """Run argv in its own process group; never waits past `timeout` (plus about a second).
+
+    On time-out the whole group is killed, and so is any escaped descendant holding the output
+    pipe; reads are bounded in time and in bytes (`max_output` per stream, the last bytes kept).
+    """
     try:
         proc = subprocess.Popen(
             list(argv), stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(env) if env is not None else None,
-            cwd=cwd, start_new_session=True, text=True, errors="replace",
+            cwd=cwd, start_new_session=True,
         )
     except OSError as exc:
         return CommandResult(tuple(argv), None, "", "", error=exc.strerror or str(exc))
-    track_group(proc)
+    assert proc.stdout is not None and proc.stderr is not None
+    pipes = {os.fstat(f.fileno()).st_ino for f in (proc.stdout, proc.stderr)}
+    with _LIVE_LOCK:
+        _LIVE_GROUPS.add(proc.pid)
+        _LIVE_PIPES.update(pipes)
     try:
-        out, err = proc.communicate(input, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        kill_group(proc)
-        out, err = proc.communicate()
-        return CommandResult(tuple(argv), None, out, err, timed_out=True)
+        out, err, timed_out = _collect(proc, input, timeout, max_output, pipes)
     except BaseException:
         kill_group(proc)
+        kill_pipe_holders(pipes)
         proc.wait()
         raise
     finally:
-        track_group(proc, live=False)
-    # A child that exited may have left grandchildren behind in its group.
-    kill_group(proc)
-    return CommandResult(tuple(argv), proc.returncode, out, err)
+        with _LIVE_LOCK:
+            _LIVE_GROUPS.discard(proc.pid)
+            _LIVE_PIPES.difference_update(pipes)
+        for f in (proc.stdout, proc.stderr, proc.stdin):
+            if f is not None:
+                f.close()
+    truncated = tuple(name for name, s in (("stdout", out), ("stderr", err)) if s.total > s.cap)
+    return CommandResult(tuple(argv), None if timed_out else proc.returncode, out.text(),
+                         err.text(), timed_out=timed_out, truncated=truncated,
+                         output_bytes=out.total + err.total)
 
 
-def kill_group(proc: subprocess.Popen[str]) -> None:
+def _collect(proc: subprocess.Popen[bytes], input: str | None, timeout: float, cap: int,
+             pipes: set[int]) -> tuple[_Stream, _Stream, bool]:
+    """Read both pipes until end-of-file, the child's exit plus EXIT_GRACE, or the deadline."""
+    assert proc.stdout is not None and proc.stderr is not None
+    streams = {proc.stdout.fileno(): _Stream(cap), proc.stderr.fileno(): _Stream(cap)}
+    out, err = streams[proc.stdout.fileno()], streams[proc.stderr.fileno()]
+    sel = selectors.DefaultSelector()
+    for fd in streams:
+        sel.register(fd, selectors.EVENT_READ)
+    pending = (input or "").encode()
+    stdin_fd = proc.stdin.fileno() if proc.stdin is not None else -1
+    if proc.stdin is not None:
+        os.set_blocking(stdin_fd, False)
+        sel.register(stdin_fd, selectors.EVENT_WRITE)
+    start = time.monotonic()
+    deadline, timed_out, exited_at = start + timeout, False, None
+    while sel.get_map():
+        now = time.monotonic()
+        if exited_at is None and proc.poll() is not None:
+            exited_at = now
+            kill_group(proc)  # grandchildren left behind in its group
+        if exited_at is not None and now > exited_at + EXIT_GRACE:
+            kill_pipe_holders(pipes)  # escaped with our pipe: the child itself is done
+            _drain(sel, streams, 0.2)
+            break
+        if now >= deadline:
+            timed_out = proc.poll() is None
+            kill_group(proc)
+            kill_pipe_holders(pipes)
+            _drain(sel, streams, 0.5)
+            break
+        limit = min(deadline, exited_at + EXIT_GRACE) if exited_at is not None else deadline
+        for key, _ in sel.select(timeout=max(0.0, min(limit - now, 0.2))):
+            fd = int(key.fd)
+            if fd == stdin_fd:
+                pending = _feed(sel, proc, pending)
+                continue
+            chunk = os.read(fd, 65536)
+            if chunk:
+                streams[fd].add(chunk)
+            else:
+                sel.unregister(fd)
+    sel.close()
+    try:  # both pipes closed early by a child that still runs: it keeps the rest of its time
+        proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    kill_group(proc)  # a child that exited may have left grandchildren behind in its group
+    proc.wait()
+    return out, err, timed_out
+
+
+def _feed(sel: selectors.BaseSelector, proc: subprocess.Popen[bytes], pending: bytes) -> bytes:
+    assert proc.stdin is not None
+    try:
+        pending = pending[os.write(proc.stdin.fileno(), pending[:65536]):]
+    except (BrokenPipeError, BlockingIOError) as exc:
+        pending = b"" if isinstance(exc, BrokenPipeError) else pending
+    if not pending:
+        sel.unregister(proc.stdin.fileno())
+        proc.stdin.close()
+    return pending
+
+
+def _drain(sel: selectors.BaseSelector, streams: dict[int, _Stream], seconds: float) -> None:
+    """What is already in the pipes, for at most `seconds`: the holders are dead or dying."""
+    end = time.monotonic() + seconds
+    while sel.get_map() and time.monotonic() < end:
+        ready = sel.select(timeout=max(0.0, end - time.monotonic()))
+        if not ready:
+            break
+        for key, _ in ready:
+            fd = int(key.fd)
+            if fd not in streams:
+                sel.unregister(fd)
+                continue
+            chunk = os.read(fd, 65536)
+            if chunk:
+                streams[fd].add(chunk)
+            else:
+                sel.unregister(fd)
+
+
+def kill_group(proc: subprocess.Popen[Any]) -> None:
     """SIGKILL the process group the child leads; it may be gone already."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)

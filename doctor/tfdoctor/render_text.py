@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from tfdoctor.docload import printable
 from tfdoctor.findings import CheckStatus, Finding, Severity
 from tfdoctor.report import Report
 
@@ -37,14 +38,16 @@ def summary_line(report: Report) -> str:
         f"NVIDIA driver not reachable ({f.driver.nvml_error})" if f.driver.nvml_error
         else "NVIDIA driver unknown")
     gpus = f"{len(f.driver.gpus)} GPU(s)"
-    return f"{tf_text} | Python {f.python.version or '?'} | {drv} | {gpus}"
+    return printable(f"{tf_text} | Python {f.python.version or '?'} | {drv} | {gpus}")
 
 
 def render_finding(f: Finding, color: bool) -> list[str]:
+    """A finding's lines; text from the facts (a replayed file may hold escape sequences) is
+    made printable, and only the severity tag is coloured."""
     tag = click.style(f"{f.severity.value:<7}", fg=SEVERITY_COLOR[f.severity]) if color else \
         f"{f.severity.value:<7}"
     because = f" (because of {f.caused_by})" if f.caused_by else ""
-    lines = [f"{tag} {f.id}{because}", f"        {f.message}"]
+    lines = [f"{f.id}{because}", f"        {f.message}"]
     for key, value in f.evidence.items():
         lines.append(f"        - {key}: {value}")
     if f.hint:
@@ -54,6 +57,8 @@ def render_finding(f: Finding, color: bool) -> list[str]:
         lines.append(f"        fix [{f.remediation.fix_id}]{root}:")
         lines.extend(f"          $ {c}" for c in f.remediation.commands)
     lines.extend(f"        see: {link}" for link in f.links)
+    lines = [printable(line) for line in lines]
+    lines[0] = f"{tag} {lines[0]}"
     return lines
 
 
@@ -67,12 +72,13 @@ def render_smoke(report: Report) -> list[str]:
     if smoke is None:
         return []
     tf = f"TensorFlow {smoke.tf_version}" if smoke.tf_version else "TensorFlow"
-    lines = [f"Smoke work ({tf} in {smoke.python}, {smoke.seconds:.1f} s, {smoke.outcome}):"]
+    lines = [printable(f"Smoke work ({tf} in {smoke.python}, {smoke.seconds:.1f} s, {smoke.outcome}):")]
     for r in smoke.recipes:
         numbers = ", ".join(f"{k}={v:.3g}" for k, v in list(r.metrics.items())[:3])
         took = f"{r.seconds:.2f} s" if r.seconds is not None else ""
-        lines.append(f"  {RECIPE_BADGE.get(r.status, '[??]')} {r.name:<22} {r.device or '':<8} "
-                     f"{took:>8}  {numbers or (r.detail or '')}".rstrip())
+        lines.append(printable(f"  {RECIPE_BADGE.get(r.status, '[??]')} {r.name:<22} "
+                               f"{r.device or '':<8} {took:>8}  {numbers or (r.detail or '')}"
+                               .rstrip()))
     return lines + [""]
 
 
@@ -94,7 +100,7 @@ def render_text(report: Report, *, verbose: bool = False, color: bool = False) -
             continue
         badge, fg = BADGE[o.status]
         badge = click.style(badge, fg=fg) if (color and fg) else badge
-        lines.append(f"  {badge} {o.check:<24} {o.title}")
+        lines.append(f"  {badge} {printable(f'{o.check:<24} {o.title}')}")
     tally = {status: sum(o.status is status for o in report.outcomes) for status in CheckStatus}
     lines.append("  " + ", ".join(f"{n} {status.value}" for status, n in tally.items() if n)
                  + ("" if verbose else " (-v lists every check)"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -114,12 +113,14 @@ def _with_cause(f: Finding, cause: str) -> Finding:
 
 def load_facts_file(path: Path) -> tuple[Facts, CheckConfig]:
     """Read a saved facts file or a --json report; one-line InputFileError on anything wrong."""
+    from tfdoctor.docload import DocumentError, read_tfdoctor_document
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_tfdoctor_document(path)  # strict and bounded: docs/exit-codes.md, code 2
     except OSError as exc:
         raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputFileError(f"{path} is not a JSON document ({exc})") from None
+    except DocumentError as exc:
+        raise InputFileError(f"{path} is not a JSON document tfdoctor can read: {exc}") from None
     if not isinstance(data, dict):
         raise InputFileError(f"{path} is not a tfdoctor facts or report file")
     config = CheckConfig()

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tfdoctor.errors import FixError
+from tfdoctor.errors import FixError, OutputFileError
 from tfdoctor.fixing import pipstate
-from tfdoctor.fixing.journal import Journal, require_latest, restore_files
+from tfdoctor.fixing.journal import Journal, require_latest, restore_files, state_root
 from tfdoctor.fixing.model import FixPlan, FixStep
 from tfdoctor.fixing.planner import pip_commands
 from tfdoctor.fixing.preview import preview_files, script_argv
@@ -53,6 +53,29 @@ def apply_plan(plan: FixPlan, confirm: Confirm, confirm_root: Confirm, *,
     if not plan.steps:
         return ApplyResult(None, ())
     journal = Journal.create(plan.python, plan.prefix, plan.to_dict())
+    try:
+        return _apply_steps(plan, journal, confirm, confirm_root, allow_root)
+    except OutputFileError as exc:
+        raise _state_failed(journal, plan, exc) from None
+
+
+def _state_failed(journal: Journal, plan: FixPlan, exc: OutputFileError) -> OutputFileError:
+    """The state directory failed mid-apply (read-only, full): undo what was changed from the
+    journal in memory, remove the apply's directory, and say so in one line (exit code 2)."""
+    problems = rollback(journal, plan.python)
+    if problems:
+        try:
+            journal.set(status="failed-rollback")
+        except OutputFileError:
+            pass
+        return OutputFileError(exc.path, f"{exc.reason}; ROLLBACK INCOMPLETE: {'; '.join(problems)}")
+    journal.discard()
+    return OutputFileError(exc.path, f"{exc.reason}; nothing was changed (state directory "
+                                     f"{state_root()})")
+
+
+def _apply_steps(plan: FixPlan, journal: Journal, confirm: Confirm, confirm_root: Confirm,
+                 allow_root: bool) -> ApplyResult:
     if any(s.kind == "pip" for s in plan.steps):
         journal.set(pip_before=pipstate.installed(plan.python),
                     freeze_before=pipstate.freeze(plan.python))

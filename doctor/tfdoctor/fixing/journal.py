@@ -6,6 +6,11 @@ Layout (docs/fixes.md): $XDG_STATE_HOME/tfdoctor (default ~/.local/state/tfdocto
     files/         byte copies of edited files, taken before the first write
     dists/         zips of the distributions pip removed or replaced
     logs/          output of each script
+
+Directories are 0700 and files 0600 whatever the umask: backups hold copies of the user's
+files. A state directory that cannot be written (read-only, full) is an OutputFileError
+(exit code 2), and the apply directory being written is removed, so no truncated backup and
+no journal stuck at "applying" is left behind (`discard`).
 """
 
 from __future__ import annotations
@@ -18,8 +23,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from tfdoctor.errors import FixError
-from tfdoctor.files import write_atomic
+from tfdoctor.errors import FixError, OutputFileError
+from tfdoctor.files import make_private_dir, private_file, write_atomic
 
 JOURNAL_VERSION = 1
 
@@ -56,12 +61,19 @@ class Journal:
     def create(cls, python: str, prefix: str, plan: dict[str, Any]) -> Journal:
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
         directory = env_dir(prefix) / "applies" / stamp
-        directory.mkdir(parents=True, mode=0o700)
+        try:
+            make_private_dir(directory)
+        except OSError as exc:
+            raise OutputFileError(state_root(), exc.strerror or str(exc)) from None
         journal = cls(directory, {"journal_version": JOURNAL_VERSION, "python": python,
                                   "prefix": prefix, "started": stamp, "status": "applying",
                                   "plan": plan, "pip_before": None, "freeze_before": None,
                                   "dists": {}, "files": [], "steps": []})
-        journal.save()
+        try:
+            journal.save()
+        except OutputFileError:
+            journal.discard()
+            raise
         return journal
 
     @classmethod
@@ -80,6 +92,20 @@ class Journal:
     def save(self) -> None:
         write_atomic(self.dir / "journal.json", json.dumps(self.data, indent=2) + "\n")
 
+    def subdir(self, name: str) -> Path:
+        """files/, dists/, logs/ or undone/ of this apply, created 0700."""
+        path = self.dir / name
+        try:
+            make_private_dir(path)
+        except OSError as exc:
+            raise OutputFileError(path, exc.strerror or str(exc)) from None
+        return path
+
+    def discard(self) -> None:
+        """Remove this apply's directory: used when the state directory failed before anything
+        was changed (or after a complete rollback), so nothing half-written stays behind."""
+        shutil.rmtree(self.dir, ignore_errors=True)
+
     def set(self, **fields: Any) -> None:
         self.data.update(fields)
         self.save()
@@ -90,18 +116,26 @@ class Journal:
             return
         entry: dict[str, Any] = {"path": path, "backup": None, "sha256_before": sha256(path)}
         if os.path.lexists(path):
-            files = self.dir / "files"
-            files.mkdir(exist_ok=True)
-            backup = files / f"{len(self.data['files'])}-{os.path.basename(path)}"
-            shutil.copy2(path, backup)
-            entry["backup"] = str(backup)
+            backup = self.subdir("files") / f"{len(self.data['files'])}-{os.path.basename(path)}"
+            try:
+                shutil.copy2(path, backup)
+            except OSError as exc:
+                backup.unlink(missing_ok=True)
+                raise OutputFileError(backup, exc.strerror or str(exc)) from None
+            os.chmod(backup, 0o600)  # a copy of the user's file, for the user only; undo puts
+            entry["backup"] = str(backup)  # the original mode back (sha256 + copymode below)
+            entry["mode_before"] = os.stat(path).st_mode & 0o7777
         self.data["files"].append(entry)
         self.save()
 
     def log_path(self, index: int, fix_id: str) -> Path:
-        logs = self.dir / "logs"
-        logs.mkdir(exist_ok=True)
-        return logs / f"{index:02d}-{fix_id}.log"
+        """The log file of one step, created 0600 (scripts' output may quote the user's env)."""
+        path = self.subdir("logs") / f"{index:02d}-{fix_id}.log"
+        try:
+            os.close(private_file(path))
+        except OSError as exc:
+            raise OutputFileError(path, exc.strerror or str(exc)) from None
+        return path
 
     def step(self, fix_id: str, status: str, reason: str | None = None) -> None:
         self.data["steps"].append({"fix_id": fix_id, "status": status, "reason": reason})
@@ -115,12 +149,16 @@ def restore_files(journal: Journal) -> list[str]:
         path = entry["path"]
         try:
             if entry["backup"]:
-                # Copy bytes into the existing file (keeps its inode), then the saved mode.
+                # Copy bytes into the existing file (keeps its inode), then the saved mode (the
+                # backup itself is 0600; journals before mode_before carry it on the backup).
                 shutil.copyfile(entry["backup"], path)
-                shutil.copymode(entry["backup"], path)
+                if entry.get("mode_before") is not None:
+                    os.chmod(path, entry["mode_before"])
+                else:
+                    shutil.copymode(entry["backup"], path)
             elif os.path.lexists(path):
                 undone = journal.dir / "undone"
-                undone.mkdir(exist_ok=True)
+                make_private_dir(undone)
                 shutil.move(path, undone / f"{index}-{os.path.basename(path)}")
         except OSError as exc:
             problems.append(f"{path}: {exc.strerror or exc}")

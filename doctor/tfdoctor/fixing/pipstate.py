@@ -15,7 +15,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from tfdoctor.errors import FixError
+from tfdoctor.errors import FixError, OutputFileError
+from tfdoctor.files import make_private_dir, private_file
 from tfdoctor.host import CommandResult, run_command
 
 CHILD = Path(__file__).with_name("_dists_child.py")
@@ -75,14 +76,22 @@ def backup_dists(python: str, names: list[str], directory: Path) -> dict[str, di
     if not names:
         return {}
     found = _child(python, sorted(set(names)))["files"]
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        make_private_dir(directory)
+    except OSError as exc:
+        raise OutputFileError(directory, exc.strerror or str(exc)) from None
     saved = {}
     for name, info in found.items():
         archive = directory / f"{name}-{info['version']}.zip"
-        with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as zf:
-            for real in dict.fromkeys(os.path.normpath(p) for p in info["paths"]):
-                if os.path.isfile(real):
-                    zf.write(real, real.lstrip("/"))
+        try:  # 0600 whatever the umask; a full disk leaves no truncated zip behind
+            with os.fdopen(private_file(archive, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb") as f, \
+                    zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as zf:
+                for real in dict.fromkeys(os.path.normpath(p) for p in info["paths"]):
+                    if os.path.isfile(real):
+                        zf.write(real, real.lstrip("/"))
+        except OSError as exc:
+            archive.unlink(missing_ok=True)
+            raise OutputFileError(archive, exc.strerror or str(exc)) from None
         saved[name] = {"version": info["version"], "zip": str(archive)}
     return saved
 

@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from tfdoctor.docload import DocumentError, one_line, parse_document
 from tfdoctor.facts import Distribution, ProbeIssue, PythonFacts, TensorFlowFacts
-from tfdoctor.host import CommandResult, Host
+from tfdoctor.host import MAX_OUTPUT, CommandResult, Host
 from tfdoctor.probes import tfbuild
 from tfdoctor.probes.elf import expand_origin, read_dynamic
 
@@ -51,13 +52,56 @@ def probe_target(
 ) -> tuple[PythonFacts, TensorFlowFacts | None]:
     """Python facts of host.python and its TensorFlow (None when none is installed)."""
     data, error = run_child(host, issues, "static", PROBE, host.timeout)
-    if data is not None and not isinstance(data.get("distributions"), list):
-        error = f"{host.python} is not a usable Python interpreter: its report has no package list"
+    if data is not None:
+        wrong = malformed(data)
+        if wrong is None:
+            try:
+                return python_facts(host.python, data), tensorflow_facts(data)
+            except (KeyError, TypeError, ValueError, AttributeError, OSError) as exc:
+                wrong = f"{type(exc).__name__}: {exc}"
+        # Not "no TensorFlow": an answer we cannot read says nothing about what is installed.
+        error = (f"{host.python} is not a usable Python interpreter: its report is malformed "
+                 f"({one_line(wrong, 160)}) [report: {one_line(json.dumps(data)[:EVIDENCE], EVIDENCE)}]")
         issues.append(ProbeIssue(PROBE, "error", error))
-        data = None
-    if data is None:
-        return PythonFacts(executable=host.python, error=error), None
-    return python_facts(host.python, data), tensorflow_facts(data)
+    return PythonFacts(executable=host.python, error=error), None
+
+
+EVIDENCE = 400
+"""Characters of a child's output kept as evidence in a message (the file keeps the rest)."""
+
+
+def malformed(data: Mapping[str, Any]) -> str | None:
+    """Why the child's report does not have the shape `_target_child.py` writes; None if it does.
+
+    The child runs in an interpreter we do not control (a wrapper script, a sitecustomize that
+    prints): its answer is checked field by field before any of it becomes a fact.
+    """
+    dists = data.get("distributions")
+    if not isinstance(dists, list):
+        return "no package list"
+    for key in ("executable", "version", "implementation", "prefix", "tensorflow_package"):
+        if not isinstance(data.get(key), str | None):
+            return f"{key} is not a string"
+    for key in ("is_venv", "is_conda"):
+        if not isinstance(data.get(key), bool | None):
+            return f"{key} is not true or false"
+    if not _strings(data.get("site_packages", [])):
+        return "site_packages is not a list of strings"
+    if not isinstance(data.get("marker_environment"), dict | None):
+        return "marker_environment is not an object"
+    for dist in dists:
+        if not isinstance(dist, dict) or not isinstance(dist.get("normalised"), str):
+            return "a package without a name"
+        for key in ("name", "version", "location", "metadata_dir"):
+            if not isinstance(dist.get(key), str | None):
+                return f"package {key} is not a string"
+        if not _strings(dist.get("requires_dist", [])):
+            return "requires_dist is not a list of strings"
+    return None
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def run_child(
@@ -65,11 +109,18 @@ def run_child(
 ) -> tuple[dict[str, Any] | None, str | None]:
     """Run the child in the target interpreter: (its JSON object, None) or (None, why not)."""
     result = host.run([host.python, "-I", str(CHILD), mode], timeout=timeout)
+    if result.truncated:  # the answer may be cut; say so rather than trust it silently
+        issues.append(ProbeIssue(probe, "error", (
+            f"{host.python} printed {result.output_bytes / 1e6:.0f} MB on "
+            f"{' and '.join(result.truncated)}; only the last {MAX_OUTPUT // (1024 * 1024)} MiB "
+            "of each were read")))
     if result.ok:
         data = _last_json_object(result.stdout)
         if data is not None:
             return data, None
         message = f"{host.python} is not a usable Python interpreter: it printed no JSON report"
+        if result.stdout.strip():
+            message += f" [stdout: {one_line(result.stdout.strip()[-EVIDENCE:], EVIDENCE)}]"
     else:
         message = f"{host.python}: {result.describe_failure()}"
     kind = _failure_kind(result)
@@ -91,17 +142,18 @@ def _failure_kind(result: CommandResult) -> str:
 
 
 def _last_json_object(stdout: str) -> dict[str, Any] | None:
+    """The last line that parses as JSON, if it is an object (strict and bounded: docload)."""
     for line in reversed(stdout.strip().splitlines()):
         try:
-            data = json.loads(line)
-        except ValueError:
+            data = parse_document(line)
+        except DocumentError:
             continue
         return data if isinstance(data, dict) else None
     return None
 
 
-def _tail(text: str, lines: int = 3, chars: int = 400) -> str:
-    return " | ".join(text.strip().splitlines()[-lines:])[-chars:]
+def _tail(text: str, lines: int = 3, chars: int = EVIDENCE) -> str:
+    return one_line(" | ".join(text.strip().splitlines()[-lines:])[-chars:], chars)
 
 
 def python_facts(executable: str, data: Mapping[str, Any]) -> PythonFacts:

@@ -7,7 +7,6 @@ that are not tfdoctor reports are listed as skipped, never fatal.
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tfdoctor.docload import DocumentError, one_line, read_tfdoctor_document
 from tfdoctor.facts import SCHEMA_VERSION
 from tfdoctor.share.stats import low_outliers
 
@@ -68,13 +68,24 @@ def report_files(paths: Iterable[Path]) -> Iterator[Path | Skipped]:
 
 
 def load_node(path: Path) -> Node | Skipped:
-    """Read one report (a --json document, or a bare facts file judged now); never raises."""
+    """Read one report (a --json document, or a bare facts file judged now); never raises.
+
+    Whatever a file holds, it becomes a Node or a Skipped with its reason: one hostile file in
+    a directory of thousands must not stop the fleet view (docs/report-and-fleet.md).
+    """
     try:
-        data = json.loads(path.read_bytes())
+        return _load_node(path)
+    except Exception as exc:  # noqa: BLE001  (a bug on odd data too: skipped and counted)
+        return Skipped(str(path), f"damaged report ({type(exc).__name__}: {one_line(str(exc), 80)})")
+
+
+def _load_node(path: Path) -> Node | Skipped:
+    try:
+        data = read_tfdoctor_document(path)
     except OSError as exc:
         return Skipped(str(path), f"cannot read: {exc.strerror or exc}")
-    except (UnicodeDecodeError, ValueError) as exc:
-        return Skipped(str(path), f"not a JSON document ({str(exc)[:80]})")
+    except DocumentError as exc:
+        return Skipped(str(path), f"not a JSON document tfdoctor can read ({exc})")
     if not isinstance(data, dict):
         return Skipped(str(path), "not a tfdoctor report (not a JSON object)")
     nested = data.get("facts")

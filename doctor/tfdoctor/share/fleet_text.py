@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfdoctor.docload import printable
 from tfdoctor.share.fleet import FINGERPRINT
 
 LABELS = {
@@ -18,7 +19,8 @@ LABELS = {
 
 
 def render_fleet_text(summary: dict[str, Any], limit: int = 20) -> str:
-    """Lists longer than `limit` are cut with "... and N more" (--json has everything)."""
+    """Lists longer than `limit` are cut with "... and N more" (--json has everything); control
+    characters from the documents are escaped."""
     counts = summary["counts"]
     lines = [
         f"Fleet: {summary['nodes']} node(s) in {len(summary['stacks'])} stack(s); "
@@ -64,7 +66,8 @@ def render_fleet_text(summary: dict[str, Any], limit: int = 20) -> str:
     lines += _section(
         "Skipped files", summary["skipped"], limit, lambda s: f"{s['path']}: {s['reason']}"
     )
-    return "\n".join(lines) + "\n"
+    # Every value came from a file someone else wrote: no control character reaches the terminal.
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def _section(title: str, rows: list[Any], limit: int, fmt: Any) -> list[str]:

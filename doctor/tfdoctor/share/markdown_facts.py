@@ -5,19 +5,21 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from tfdoctor.docload import printable
 from tfdoctor.facts import Facts, GpuFacts
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|])")
 
 
 def esc(text: str) -> str:
-    """Prose for Markdown: special characters backslash-escaped (CommonMark, section 2.4)."""
-    return _SPECIAL.sub(r"\\\1", text)
+    """Prose for Markdown: special characters backslash-escaped (CommonMark, section 2.4), control
+    characters from the facts written as \\xNN (a terminal showing the file must not obey them)."""
+    return _SPECIAL.sub(r"\\\1", printable(text, keep_newlines=True))
 
 
 def code(value: object) -> str:
     """A value as an inline code span; backticks inside get a longer fence (CommonMark 6.1)."""
-    text = str(value).replace("\n", " ")
+    text = printable(str(value).replace("\n", " "))
     fence = "``" if "`" in text else "`"
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
