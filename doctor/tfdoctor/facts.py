@@ -1,8 +1,12 @@
 """The facts snapshot: everything the probes learned about one machine, as plain frozen data.
 
 Only probes create facts; checks and renderers read them. `Facts.to_dict()` / `Facts.from_dict()`
-round-trip, and that dict is the replay format (`tfdoctor --save`, `tfdoctor replay`). `None`
-always means "not collected", never "absent": absence has its own field (empty tuple, False).
+round-trip, and that dict is the replay format (`tfdoctor --save`, `tfdoctor replay`).
+
+Unknown is never absent. `None` on an optional field means "not collected"; for fields whose
+empty or false value means absence (no GPUs, no TensorFlow, an unset variable), a fact that
+could not be read is named in `Facts.unknown` (see UNKNOWABLE), and checks ask `Facts.known()`
+before they conclude that something is missing.
 """
 
 from __future__ import annotations
@@ -22,8 +26,39 @@ from tfdoctor.facts_smoke import RecipeResult as RecipeResult
 from tfdoctor.facts_smoke import SmokeDevice as SmokeDevice
 from tfdoctor.facts_smoke import SmokeFacts as SmokeFacts
 
-SCHEMA_VERSION = "1"
-"""Version of the facts and report JSON; changes only on a breaking change (docs/json-report.md)."""
+SCHEMA_VERSION = "2"
+"""Version of the facts and report JSON; changes only on a breaking change (docs/json-report.md).
+2: `unknown` and `provenance` (a false or empty fact listed in `unknown` was not collected)."""
+
+READABLE_SCHEMAS = ("1", "2")
+"""Schema versions replay reads; a version 1 document has no `unknown` list (see implied_unknown)."""
+
+UNKNOWABLE: dict[str, str] = {
+    "driver": "the NVIDIA driver as NVML or nvidia-smi reports it (its error, version, GPUs)",
+    "driver.gpus": "the GPU list and count",
+    "driver.kernel_module": "the kernel module state (loaded modules, nouveau, its version, Secure Boot)",
+    "driver.device_nodes": "the /dev/nvidia* device files",
+    "cuda_driver": "libcuda.so.1 as TensorFlow would load it (path, cuInit result)",
+    "tensorflow": "the installed TensorFlow (distributions, version, build)",
+    "tensorflow.distributions": "which TensorFlow distributions are installed",
+    "tensorflow.build": "the build's CUDA, cuDNN, compute capabilities and sonames",
+    "tensorflow.requirements": "TensorFlow's Requires-Dist pins",
+    "libraries": "which CUDA library files TensorFlow's loader opens",
+    "xla": "ptxas and libdevice as XLA finds them",
+    "toolkits": "the installed CUDA toolkits",
+    "python.version": "the target interpreter's version",
+    "python.packages": "the installed Python packages",
+    "env": "the environment variables (a variable in `env` is known even when this is listed)",
+    "platform.system": "the operating system",
+    "platform.machine": "the CPU architecture",
+    "platform.distro": "the Linux distribution",
+    "platform.glibc": "the C library version",
+    "platform.cpu_flags": "the CPU's instruction-set flags",
+    "platform.in_container": "whether it runs in a container",
+    "platform.is_wsl": "whether it runs under WSL",
+    "host": "the kernel log's GPU-related lines (Xid, IOMMU faults)",
+}
+"""Every path `Facts.unknown` may list, and what it covers; a path also covers the paths below it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,6 +392,28 @@ class XlaFacts:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolkitFacts:
+    """One installed CUDA toolkit."""
+
+    path: str | None = None
+    """Its root directory, e.g. "/usr/local/cuda-11.8"; None when only its nvcc's version is known."""
+    version: str | None = None
+    """Its version, e.g. "11.8.89" (nvcc --version, version.json or the directory name)."""
+    via: str = "dir"
+    """How it was found: dir (a known install directory), nvcc (the nvcc on PATH), cuda_home
+    (CUDA_HOME / CUDA_PATH), conda (conda-meta), ticket (pasted text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HostFacts:
+    """Host state outside the driver that breaks GPUs: the kernel log's GPU lines."""
+
+    kernel_log: tuple[str, ...] = ()
+    """Kernel log lines about the GPU: NVRM Xid, "fallen off the bus", IOMMU / DMAR faults, a
+    refused module (at most 20, stripped)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Facts:
     """One machine, as probed at one moment."""
 
@@ -386,6 +443,16 @@ class Facts:
     """Results of smoke work in the target interpreter; None when it did not run (--quick)."""
     probe_issues: tuple[ProbeIssue, ...] = ()
     """Probes that timed out, crashed or failed, in the order they ended."""
+    toolkits: tuple[ToolkitFacts, ...] = ()
+    """Installed CUDA toolkits (not what TensorFlow loads: see libraries), the one nvcc on PATH first."""
+    host: HostFacts = HostFacts()
+    """Kernel-log lines about the GPU."""
+    unknown: tuple[str, ...] = ()
+    """Facts that were not collected (a probe could not read them, a ticket was silent), as paths
+    from UNKNOWABLE; their false or empty values then mean "unknown", never "absent"."""
+    provenance: dict[str, str] = field(default_factory=dict)
+    """Fact path -> where it was read, e.g. "driver.driver_version": "nvidia-smi, line 12" (triage);
+    empty for a live probe run."""
 
     def to_dict(self) -> dict[str, Any]:
         """The replay format: JSON-ready, stable key order."""
@@ -399,6 +466,37 @@ class Facts:
     def library(self, name: str) -> LibraryFacts | None:
         """The resolved library with this short name, if TF needs it."""
         return next((lib for lib in self.libraries if lib.name == name), None)
+
+    def known(self, path: str) -> bool:
+        """Whether the fact at `path` (a key of UNKNOWABLE or below one) was collected.
+
+        A key present in `env` or `python.packages` is known even when the whole map is not.
+        """
+        head, _, key = path.partition(".")
+        if head == "env" and key and key in self.env:
+            return True
+        if path.startswith("python.packages.") and path.split(".", 2)[2] in self.python.packages:
+            return True
+        missing = set(self.unknown) | implied_unknown(self)
+        parts = path.split(".")
+        return not any(".".join(parts[:i]) in missing for i in range(1, len(parts) + 1))
+
+    def unknown_of(self, *paths: str) -> tuple[str, ...]:
+        """Those of `paths` that were not collected."""
+        return tuple(p for p in paths if not self.known(p))
+
+
+def implied_unknown(facts: Facts) -> set[str]:
+    """Unknowns that follow from a failed probe (also for schema 1 documents, which lack the list)."""
+    out: set[str] = set()
+    if facts.python.error:
+        out |= {"tensorflow", "python.version", "python.packages", "libraries", "xla"}
+    # A crashing NVML is evidence (a broken driver); one that hung told us nothing.
+    if facts.driver.nvml_error == "timed out" and facts.driver.device_count is None:
+        out.add("driver")
+    if facts.cuda_driver.crash == "timed out":
+        out.add("cuda_driver")
+    return out
 
 
 T = TypeVar("T")

@@ -25,6 +25,10 @@ class CheckStatus(str, Enum):
     WARNED = "warned"
     FAILED = "failed"
     NOT_APPLICABLE = "not-applicable"
+    COULD_NOT_CHECK = "could-not-check"
+    """The facts it reads were not collected (a probe failed, a ticket was silent): never passed."""
+    NOT_RUN = "not-run"
+    """Its input was never produced (smoke work stopped, cancelled or cut short): never passed."""
     CRASHED = "crashed"
 
 
@@ -66,3 +70,7 @@ class CheckOutcome:
     title: str
     status: CheckStatus
     findings: tuple[Finding, ...] = ()
+    reason: str | None = None
+    """Why it could not check or did not run (could-not-check, not-run)."""
+    missing: tuple[str, ...] = ()
+    """Fact paths (UNKNOWABLE keys) it needed and did not have (could-not-check)."""

@@ -24,6 +24,15 @@ class NotApplicable(Exception):  # noqa: N818  (a signal, not an error)
     """Raised by a check's guard clause: nothing here to judge (shown as [--], not [ok])."""
 
 
+class CouldNotCheck(Exception):  # noqa: N818  (a signal, not an error)
+    """Raised by a check whose facts were not collected: shown as could-not-check, never passed."""
+
+    def __init__(self, *missing: str, reason: str | None = None) -> None:
+        super().__init__(reason or "not collected: " + ", ".join(missing))
+        self.missing = missing
+        self.reason = reason or "not collected: " + ", ".join(missing)
+
+
 @dataclass(frozen=True, slots=True)
 class CheckConfig:
     """What the user asked for that the facts cannot know (recorded in the report for replay)."""
@@ -45,6 +54,9 @@ class CheckSpec:
     """Finding ids which, when present, explain this check's findings (root-cause linking)."""
     needs: str | None
     """Fact section that must be present for the check to apply ("tensorflow", "smoke")."""
+    reads: tuple[str, ...] = ()
+    """Fact paths (facts.UNKNOWABLE keys) it cannot judge without: any of them unknown makes the
+    outcome could-not-check, with those paths as what to collect."""
 
     @property
     def doc(self) -> str:
@@ -61,13 +73,14 @@ def check(
     emits: tuple[str, ...],
     consequence_of: tuple[str, ...] = (),
     needs: str | None = None,
+    reads: tuple[str, ...] = (),
 ) -> Callable[[CheckFunc], CheckFunc]:
     """Register a check function under a stable kebab-case id."""
 
     def register(func: CheckFunc) -> CheckFunc:
         if id in _REGISTRY:
             raise RuntimeError(f"duplicate check id {id}")
-        _REGISTRY[id] = CheckSpec(id, title, area, func, emits, consequence_of, needs)
+        _REGISTRY[id] = CheckSpec(id, title, area, func, emits, consequence_of, needs, reads)
         return func
 
     return register
@@ -82,12 +95,17 @@ def all_checks() -> tuple[CheckSpec, ...]:
 
 def run_check(spec: CheckSpec, facts: Facts, config: CheckConfig) -> CheckOutcome:
     """Run one check; an exception becomes a CRASHED outcome with its own finding."""
+    missing = facts.unknown_of(*spec.reads)
+    if missing:
+        return _could_not_check(spec, CouldNotCheck(*missing))
     if spec.needs and getattr(facts, spec.needs) is None:
         return CheckOutcome(spec.id, spec.area, spec.title, CheckStatus.NOT_APPLICABLE)
     try:
         findings = tuple(f.with_check(spec.id) for f in spec.func(facts, config))
     except NotApplicable:
         return CheckOutcome(spec.id, spec.area, spec.title, CheckStatus.NOT_APPLICABLE)
+    except CouldNotCheck as exc:
+        return _could_not_check(spec, exc)
     except Exception as exc:  # noqa: BLE001  (a broken rule must not hide the others)
         where = traceback.extract_tb(exc.__traceback__)[-1]
         crash = Finding(
@@ -100,6 +118,11 @@ def run_check(spec: CheckSpec, facts: Facts, config: CheckConfig) -> CheckOutcom
         )
         return CheckOutcome(spec.id, spec.area, spec.title, CheckStatus.CRASHED, (crash,))
     return CheckOutcome(spec.id, spec.area, spec.title, _status(findings), findings)
+
+
+def _could_not_check(spec: CheckSpec, exc: CouldNotCheck) -> CheckOutcome:
+    return CheckOutcome(spec.id, spec.area, spec.title, CheckStatus.COULD_NOT_CHECK,
+                        reason=exc.reason, missing=tuple(exc.missing))
 
 
 def _status(findings: tuple[Finding, ...]) -> CheckStatus:

@@ -11,7 +11,8 @@ from tfdoctor.report import Report
 BADGE = {
     CheckStatus.PASSED: ("[ok]", "green"), CheckStatus.WARNED: ("[!!]", "yellow"),
     CheckStatus.FAILED: ("[XX]", "red"), CheckStatus.NOT_APPLICABLE: ("[--]", None),
-    CheckStatus.CRASHED: ("[??]", "magenta"),
+    CheckStatus.CRASHED: ("[??]", "magenta"), CheckStatus.COULD_NOT_CHECK: ("[??]", "magenta"),
+    CheckStatus.NOT_RUN: ("[..]", None),
 }
 SEVERITY_COLOR = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
@@ -23,6 +24,11 @@ def headline(report: Report) -> str:
         extra = f" ({counts['warning']} warning(s))" if counts["warning"] else ""
         return f"Verdict: healthy{extra}"
     if report.verdict == "incomplete":
+        unjudged = sum(o.status in (CheckStatus.COULD_NOT_CHECK, CheckStatus.NOT_RUN)
+                       for o in report.outcomes)
+        if unjudged:
+            return (f"Verdict: incomplete: no problem found, but {unjudged} check(s) could not "
+                    "check or did not run")
         return "Verdict: could not check everything (see probe-failed / check-crashed)"
     root = report.root_cause
     cause = f"; root cause: {root.id}" if root else ""
@@ -82,6 +88,18 @@ def render_smoke(report: Report) -> list[str]:
     return lines + [""]
 
 
+def render_asks(report: Report) -> list[str]:
+    """"To decide, ask for": the commands whose output would judge what could not be checked."""
+    asks = report.ask_for
+    if not asks:
+        return []
+    lines = ["To decide, ask for:"]
+    for ask in asks:
+        lines.append(printable(f"  $ {ask.command}"))
+        lines.append(printable(f"      decides: {', '.join(ask.decides)}"))
+    return lines + [""]
+
+
 def render_text(report: Report, *, verbose: bool = False, color: bool = False) -> str:
     """The whole text report; info findings and passing rows only with verbose."""
     lines = [headline(report), summary_line(report), ""]
@@ -94,13 +112,15 @@ def render_text(report: Report, *, verbose: bool = False, color: bool = False) -
         lines.append(f"({hidden} info finding(s) hidden; -v shows them)")
         lines.append("")
     lines.extend(render_smoke(report))
+    lines.extend(render_asks(report))
     lines.append("Checks:")
     for o in report.outcomes:
         if not verbose and o.status in (CheckStatus.PASSED, CheckStatus.NOT_APPLICABLE):
             continue
         badge, fg = BADGE[o.status]
         badge = click.style(badge, fg=fg) if (color and fg) else badge
-        lines.append(f"  {badge} {printable(f'{o.check:<24} {o.title}')}")
+        why = f" ({o.reason})" if o.reason else ""
+        lines.append(printable(f"  {badge} {o.check:<24} {o.title}{why}"))
     tally = {status: sum(o.status is status for o in report.outcomes) for status in CheckStatus}
     lines.append("  " + ", ".join(f"{n} {status.value}" for status, n in tally.items() if n)
                  + ("" if verbose else " (-v lists every check)"))

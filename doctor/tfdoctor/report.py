@@ -7,9 +7,32 @@ from pathlib import Path
 from typing import Any
 
 from tfdoctor.errors import InputFileError
-from tfdoctor.facts import SCHEMA_VERSION, Facts
+from tfdoctor.facts import READABLE_SCHEMAS, SCHEMA_VERSION, Facts
 from tfdoctor.findings import CheckOutcome, CheckStatus, Finding, Severity
 from tfdoctor.registry import CheckConfig, all_checks, iter_findings, run_checks
+
+UNJUDGED = frozenset({CheckStatus.CRASHED, CheckStatus.COULD_NOT_CHECK, CheckStatus.NOT_RUN})
+"""Outcomes that leave an area unjudged: the verdict is incomplete unless a problem was found."""
+
+GENERIC = frozenset({
+    "no-gpus", "gpus-fewer-than-expected", "tf-not-installed", "smoke-no-gpu", "smoke-fewer-gpus",
+    "smoke-crashed", "smoke-exited", "smoke-import-failed", "smoke-timeout", "smoke-killed",
+    "smoke-garbage-output", "tf-log-cuda-error", "tf-log-gpu-libraries-missing",
+    "tf-log-cuda-init-failed", "libcuda-init-failed", "nvml-error", "python-unusable",
+    "smoke-placement-failed", "smoke-matmul-failed", "smoke-conv2d-failed",
+    "smoke-mixed-precision-failed", "smoke-xla-failed", "smoke-multi-device-failed",
+    "tf-log-ptxas-failed", "tf-log-cudnn-failed", "tf-log-cublas-failed", "probe-failed",
+})
+"""Findings that say something failed without saying why: ranked after any specific cause."""
+
+
+@dataclass(frozen=True, slots=True)
+class AskFor:
+    """One thing to collect: the fact path, the command that shows it, the checks it decides."""
+
+    fact: str
+    command: str
+    decides: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,11 +54,19 @@ class Report:
 
     @property
     def incomplete(self) -> bool:
-        """A probe did not finish, a check crashed or smoke work was stopped: partial verdict."""
+        """A probe did not finish, a check crashed, could not check or did not run, or smoke work
+        was stopped: partial verdict."""
         stopped = self.facts.smoke is not None and self.facts.smoke.outcome == "cancelled"
         return stopped or bool(self.facts.probe_issues) or any(
-            o.status is CheckStatus.CRASHED for o in self.outcomes
+            o.status in UNJUDGED for o in self.outcomes
         )
+
+    @property
+    def ask_for(self) -> tuple[AskFor, ...]:
+        """What to collect to judge the checks that could not check, most useful first."""
+        from tfdoctor.asks import ask_for
+
+        return ask_for(self)
 
     @property
     def verdict(self) -> str:
@@ -63,9 +94,11 @@ class Report:
             "findings": [_finding_dict(f) for f in self.findings],
             "outcomes": [
                 {"check": o.check, "area": o.area, "title": o.title, "status": o.status.value,
-                 "findings": [f.id for f in o.findings]}
+                 "findings": [f.id for f in o.findings], "reason": o.reason, "missing": list(o.missing)}
                 for o in self.outcomes
             ],
+            "ask_for": [{"fact": a.fact, "command": a.command, "decides": list(a.decides)}
+                        for a in self.ask_for],
             "facts": self.facts.to_dict(),
         }
 
@@ -90,19 +123,40 @@ def build_report(facts: Facts, config: CheckConfig = CheckConfig(),
                  only: list[str] | None = None) -> Report:
     """Judge the facts: run the checks, link consequences to root causes, order the findings."""
     outcomes = run_checks(facts, config, only)
+    return Report(facts, config, outcomes, rank_findings(list(iter_findings(outcomes))))
+
+
+def rank_findings(raw: list[Finding]) -> tuple[Finding, ...]:
+    """Link each finding to the cause that explains it, then order: root cause first.
+
+    A finding is explained by a present finding its check names in `consequence_of`; among
+    several, the one that is not itself explained wins. The root cause is the unexplained
+    error that explains the most others; generic findings (no GPUs, TensorFlow missing, a smoke
+    crash) never outrank a specific one; ties keep check order (bottom of the stack first).
+    """
     specs = {s.id: s for s in all_checks()}
-    raw = list(iter_findings(outcomes))
-    present = [f.id for f in raw if f.severity is not Severity.INFO]
+    present = {f.id for f in raw if f.severity is not Severity.INFO}
+
+    def causes_of(f: Finding) -> list[str]:
+        spec = specs.get(f.check)
+        return [c for c in (spec.consequence_of if spec else ()) if c in present and c != f.id]
+
+    direct = {f.id: causes_of(f) for f in raw}
     linked: list[Finding] = []
     for f in raw:
-        spec = specs.get(f.check)
-        causes = spec.consequence_of if spec else ()
-        cause = next((c for c in causes if c in present and c != f.id), None)
+        causes = direct[f.id]
+        # Prefer a cause that nothing else explains, so chains end at their root.
+        cause = next((c for c in causes if not direct.get(c)), causes[0] if causes else None)
         linked.append(f if cause is None else _with_cause(f, cause))
+    explains: dict[str, int] = {}
+    for f in linked:
+        if f.caused_by:
+            explains[f.caused_by] = explains.get(f.caused_by, 0) + 1
     order = {id(f): i for i, f in enumerate(linked)}
     linked.sort(key=lambda f: (f.caused_by is not None and f.severity is not Severity.INFO,
-                               -f.severity.rank, order[id(f)]))
-    return Report(facts, config, outcomes, tuple(linked))
+                               -f.severity.rank, f.id in GENERIC, -explains.get(f.id, 0),
+                               order[id(f)]))
+    return tuple(linked)
 
 
 def _with_cause(f: Finding, cause: str) -> Finding:
@@ -132,13 +186,14 @@ def load_facts_file(path: Path) -> tuple[Facts, CheckConfig]:
     version = data.get("schema_version")
     if version is None or "python" not in data:
         raise InputFileError(f"{path} is not a tfdoctor facts or report file (no schema_version)")
-    if str(version) != SCHEMA_VERSION:
+    if str(version) not in READABLE_SCHEMAS:
         newer = str(version).isdigit() and int(version) > int(SCHEMA_VERSION)
         raise InputFileError(
-            f"{path} has schema version {version}; this tfdoctor reads version {SCHEMA_VERSION}"
-            + (" (upgrade tfdoctor to read it)" if newer else "")
+            f"{path} has schema version {version}; this tfdoctor reads versions "
+            f"{', '.join(READABLE_SCHEMAS)}" + (" (upgrade tfdoctor to read it)" if newer else "")
         )
     try:
-        return Facts.from_dict(data), config
+        # Version 1 has no `unknown` list: its failed probes still imply unknowns (implied_unknown).
+        return Facts.from_dict({**data, "schema_version": SCHEMA_VERSION}), config
     except (ValueError, TypeError) as exc:
         raise InputFileError(f"{path} is damaged: {exc}") from None

@@ -125,7 +125,8 @@ def test_prometheus_failure_prints_no_contradicting_document(tmp_path):
     ("{not json", "is not a JSON document"),
     ("[1, 2]", "is not a tfdoctor facts or report file"),
     ('{"hello": 1}', "is not a tfdoctor facts or report file"),
-    ('{"schema_version": "9", "python": {}}', "has schema version 9; this tfdoctor reads version 1 (upgrade"),
+    ('{"schema_version": "9", "python": {}}',
+     "has schema version 9; this tfdoctor reads versions 1, 2 (upgrade"),
     ('{"schema_version": "1", "python": {"executable": 3}, "tool_version": "x", "collected_at": "y"}',
      "is damaged: facts.python.executable"),
 ])

@@ -32,6 +32,8 @@ ID_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
 OVERRIDES: dict[tuple[str, str], dict[str, Any]] = {
     ("Facts", "schema_version"): {"const": SCHEMA_VERSION},
     ("ProbeIssue", "kind"): {"enum": ["timeout", "crash", "error"]},
+    ("Facts", "unknown"): {"items": {"enum": sorted(facts_module.UNKNOWABLE)}},
+    ("ToolkitFacts", "via"): {"enum": ["dir", "nvcc", "cuda_home", "conda", "ticket"]},
     ("GpuFacts", "compute_capability"): {"pattern": r"^[0-9]+\.[0-9]+$"},
     # probes/libresolve.py search_steps (rpath only when the object has no RUNPATH).
     ("LibraryFacts", "found_via"): {

@@ -30,7 +30,7 @@ def make_fleet(root: Path, n: int = 12) -> Path:
     write_json(root / "rack2" / "package.json", {"name": "left-pad", "version": "1.3.0"})
     write_json(root / "rack2" / "list.json", [1, 2, 3])
     newer = report_doc(healthy(gpus=1))
-    newer["schema_version"] = newer["facts"]["schema_version"] = "2"
+    newer["schema_version"] = newer["facts"]["schema_version"] = "3"
     write_json(root / "rack2" / "newer.json", newer)
     return root
 
@@ -63,7 +63,7 @@ def test_fleet_json_groups_flags_and_skips(fleet_dir):
     reasons = {Path(k["path"]).name: k["reason"] for k in s["skipped"]}
     assert set(reasons) == {"corrupt.json", "package.json", "list.json", "newer.json"}
     assert "not a JSON document" in reasons["corrupt.json"]
-    assert "schema version 2" in reasons["newer.json"] and "reads 1" in reasons["newer.json"]
+    assert "schema version 3" in reasons["newer.json"] and "reads 1" in reasons["newer.json"]
 
 
 def test_fleet_text_names_the_same_nodes(fleet_dir):

@@ -12,7 +12,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 from share_helpers import change, healthy, invoke, report_doc, with_smoke, write_json
-from tfdoctor.facts import SCHEMA_VERSION
 
 SCHEMA = json.loads((Path(__file__).parents[2] / "docs" / "report.schema.json").read_text())
 CANARIES = {
@@ -180,7 +179,7 @@ def test_report_of_smoke_figures(tmp_path):
 @pytest.mark.parametrize(
     "version, words",
     [
-        ("0", ["version 0", f"reads version {SCHEMA_VERSION}"]),
+        ("0", ["version 0", "reads versions 1, 2"]),
         ("99", ["version 99", "upgrade tfdoctor"]),
     ],
 )

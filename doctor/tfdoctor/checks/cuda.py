@@ -30,7 +30,7 @@ OPTIONAL_LIBS = ("nvshmem",)
 
 @check("libcuda", "CUDA driver library loads and initialises", "cuda",
        emits=("libcuda-missing", "libcuda-stub", "libcuda-crashed", "libcuda-init-failed"),
-       consequence_of=DRIVER_ROOT)
+       consequence_of=DRIVER_ROOT, reads=("cuda_driver",))
 def libcuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """libcuda.so.1 loads from the driver (not a toolkit stub) and cuInit succeeds."""
     c = facts.cuda_driver
@@ -92,7 +92,8 @@ def _lib_ev(lib: LibraryFacts) -> dict[str, str]:
 @check("cuda-libraries", "CUDA libraries TensorFlow loads", "cuda",
        emits=("cuda-library-missing", "cuda-library-unloadable", "cuda-library-too-old",
               "cuda-library-shadowed", "cuda-library-version-unknown"),
-       needs="tensorflow", consequence_of=("tf-multiple-distributions",))
+       needs="tensorflow", consequence_of=("tf-multiple-distributions",),
+       reads=("tensorflow", "libraries"))
 def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Each library TF dlopens resolves, is at least as new as TF's build, and is not shadowed."""
     tf = facts.tensorflow
@@ -178,7 +179,7 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 
 @check("cudnn-gpu-support", "The loaded cuDNN supports each GPU", "cuda",
-       emits=("cudnn-gpu-unsupported",), needs="tensorflow",
+       emits=("cudnn-gpu-unsupported",), needs="tensorflow", reads=("libraries", "driver.gpus"),
        consequence_of=("gpu-too-old-for-tf", "gpu-newer-than-tf"))
 def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """cuDNN drops old architectures (9.17 supports compute capability 7.5 and up, so a newer
@@ -248,6 +249,7 @@ def _cc(text: str) -> tuple[int, ...]:
 
 @check("nvidia-wheel-pins", "nvidia-* wheels match TensorFlow's [and-cuda] pins", "cuda",
        emits=("nvidia-wheel-off-pin",), needs="tensorflow",
+       reads=("python.packages", "tensorflow.requirements"),
        consequence_of=("cuda-library-too-old",))
 def nvidia_wheel_pins(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Installed nvidia-*-cu12 wheels satisfy the specifiers in TF's [and-cuda] extra."""
@@ -278,7 +280,7 @@ def nvidia_wheel_pins(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 @check("xla-toolchain", "XLA finds ptxas and libdevice", "cuda",
        emits=("xla-flags-bad-dir", "xla-ptxas-missing", "xla-ptxas-other-cuda",
               "xla-libdevice-missing"),
-       needs="xla")
+       needs="xla", reads=("xla",))
 def xla_toolchain(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """XLA's GPU compiler needs ptxas and nvvm/libdevice/libdevice.10.bc (xla cuda_root_path.cc)."""
     x = facts.xla

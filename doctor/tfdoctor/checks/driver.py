@@ -24,7 +24,8 @@ def wants_gpu(facts: Facts) -> bool:
 
 @check("driver-present", "NVIDIA driver installed and loaded", "driver",
        emits=("driver-not-installed", "driver-libraries-not-found", "driver-not-loaded",
-              "driver-version-mismatch", "driver-permission-denied", "nvml-error"))
+              "driver-version-mismatch", "driver-permission-denied", "nvml-error"),
+       reads=("driver",))
 def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """NVML initialises: the kernel module is loaded and matches the user-space library."""
     d = facts.driver
@@ -172,7 +173,8 @@ def libraries_not_found(facts: Facts, evidence: dict[str, str]) -> Finding:
                        "driver-version-mismatch", "driver-permission-denied", "nvml-error",
                        "cuda-visible-devices-hides-all",
                        "tf-cpu-only-build", "cuda-library-missing", "libcuda-stub",
-                       "libcuda-missing", "tf-not-installed"))
+                       "libcuda-missing", "tf-not-installed"),
+       reads=("driver", "driver.gpus"))
 def gpus_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """The driver enumerates GPUs, and as many are usable as provisioning expects (--expect-gpus)."""
     from tfdoctor.checks.usable import usable_gpu_count
@@ -197,6 +199,7 @@ def gpus_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 @check("driver-supports-cuda", "Driver new enough for TensorFlow's CUDA", "driver",
        emits=("driver-too-old", "driver-minor-version-compat"), needs="tensorflow",
+       reads=("driver", "tensorflow", "tensorflow.build"),
        # R470 is the last branch for Kepler: a GPU TF has no kernels for is the real cause.
        consequence_of=("gpu-too-old-for-tf",))
 def driver_supports_cuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:

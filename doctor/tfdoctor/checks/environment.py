@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from tfdoctor.checks.common import CUDA_ENV, parse_visible_devices
 from tfdoctor.facts import Facts
 from tfdoctor.findings import Finding, Remediation, Severity
-from tfdoctor.registry import CheckConfig, NotApplicable, check
+from tfdoctor.registry import CheckConfig, CouldNotCheck, NotApplicable, check
 
 
 @check("cuda-visible-devices", "CUDA_VISIBLE_DEVICES leaves the GPUs visible", "environment",
@@ -17,6 +17,16 @@ def cuda_visible_devices(facts: Facts, config: CheckConfig) -> Iterator[Finding]
     """An empty, "-1" or wrong CUDA_VISIBLE_DEVICES silently hides GPUs from TensorFlow."""
     value = facts.env.get("CUDA_VISIBLE_DEVICES")
     gpus = facts.driver.gpus
+    if value is None and not facts.known("env.CUDA_VISIBLE_DEVICES"):
+        raise CouldNotCheck("env")
+    if not gpus and value is not None and value.strip() in ("", "-1") and not facts.known("driver.gpus"):
+        yield Finding("cuda-visible-devices-hides-all", Severity.ERROR,
+                      f"CUDA_VISIBLE_DEVICES={value!r} hides every GPU from TensorFlow.",
+                      {"env.CUDA_VISIBLE_DEVICES": value},
+                      hint="Unset it, or list the GPUs this job should use.",
+                      remediation=Remediation("unset-cuda-visible-devices", ("unset CUDA_VISIBLE_DEVICES",)),
+                      links=(CUDA_ENV,))
+        return
     if not gpus:
         raise NotApplicable
     if value is None:

@@ -40,6 +40,7 @@ def _gpu(g: GpuFacts) -> dict[str, str]:
 
 @check("gpu-compute-capability", "TensorFlow has kernels for each GPU", "gpu",
        emits=("gpu-too-old-for-tf", "gpu-ptx-jit-only", "gpu-newer-than-tf"), needs="tensorflow",
+       reads=("driver.gpus", "tensorflow", "tensorflow.build"),
        consequence_of=("tf-cpu-only-build",))
 def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Each GPU's compute capability has SASS in the wheel, or at least PTX the driver can JIT.
@@ -96,7 +97,7 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
 
 @check("gpu-health", "GPU state: MIG, PCIe link, throttling, ECC", "gpu",
        emits=("gpu-lost", "gpu-mig-enabled", "gpu-pcie-degraded", "gpu-throttled",
-              "gpu-ecc-uncorrectable", "gpu-no-tensor-cores"))
+              "gpu-ecc-uncorrectable", "gpu-no-tensor-cores"), reads=("driver.gpus",))
 def gpu_health(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Per-GPU conditions that hide devices or cut throughput."""
     if not facts.driver.gpus:

@@ -11,7 +11,7 @@ from tfdoctor import compat
 from tfdoctor.checks.common import pip_install, version
 from tfdoctor.facts import Facts
 from tfdoctor.findings import Finding, Remediation, Severity
-from tfdoctor.registry import CheckConfig, check
+from tfdoctor.registry import CheckConfig, CouldNotCheck, check
 
 PINNED = ("numpy", "protobuf", "ml-dtypes", "h5py")
 KERAS3 = "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility"
@@ -40,12 +40,14 @@ def _requirements(facts: Facts) -> dict[str, str]:
 
 
 @check("python-packages", "numpy, protobuf, ml-dtypes within TensorFlow's ranges", "python",
-       emits=("package-out-of-range",), needs="tensorflow",
+       emits=("package-out-of-range",), needs="tensorflow", reads=("tensorflow",),
        consequence_of=("tf-multiple-distributions",))
 def python_packages(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """pip may leave a package outside TF's range (e.g. numpy 2 with TF < 2.18: import fails)."""
     tf = facts.tensorflow
     reqs = _requirements(facts)
+    if not any(facts.known(f"python.packages.{name}") for name in PINNED):
+        raise CouldNotCheck("python.packages")
     for name in PINNED:
         have, spec = facts.python.packages.get(name), reqs.get(name)
         if not have or not spec:
@@ -65,7 +67,8 @@ def python_packages(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 
 @check("keras-version", "Keras matches TensorFlow (Keras 3 vs tf-keras)", "python",
-       emits=("keras-2-with-tf216", "tf-keras-missing", "tf-keras-mismatch"), needs="tensorflow")
+       emits=("keras-2-with-tf216", "tf-keras-missing", "tf-keras-mismatch"), needs="tensorflow",
+       reads=("tensorflow",))
 def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """TF >= 2.16 uses Keras 3; Keras 2 code needs tf-keras and TF_USE_LEGACY_KERAS=1."""
     tf = facts.tensorflow
@@ -76,7 +79,7 @@ def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     keras, tf_keras = version(pk.get("keras")), version(pk.get("tf-keras"))
     legacy = facts.env.get("TF_USE_LEGACY_KERAS", "").lower() in ("1", "true")
     series = f"{tfv.major}.{tfv.minor}"
-    if legacy and tf_keras is None:
+    if legacy and tf_keras is None and facts.known("python.packages.tf-keras"):
         yield Finding("tf-keras-missing", Severity.ERROR,
                       "TF_USE_LEGACY_KERAS=1 is set but tf-keras is not installed: tf.keras fails "
                       "to import.", {"env.TF_USE_LEGACY_KERAS": facts.env["TF_USE_LEGACY_KERAS"]},

@@ -19,6 +19,15 @@ CPU_ONLY_DISTS = {"tensorflow-cpu", "tensorflow-cpu-aws", "tf-nightly-cpu", "ten
                   "intel-tensorflow", "tensorflow-macos"}
 
 
+def wants_gpu_signs(facts: Facts) -> bool:
+    """Without a GPU list (a ticket): the user meant to use a GPU (a driver or a GPU device
+    seen anywhere: nvidia-smi's version, TensorFlow's log, CUDA libraries it loaded)."""
+    d = facts.driver
+    return bool(d.driver_version or d.device_nodes or facts.libraries or facts.cuda_driver.library
+                or (facts.smoke and any(dv.device_type == "GPU" for dv in facts.smoke.devices))
+                or facts.provenance.get("intent.gpu"))
+
+
 def _target_tf(facts: Facts) -> str:
     """The TensorFlow release to install: this one when the tables know it, else the newest."""
     tf = facts.tensorflow
@@ -28,13 +37,14 @@ def _target_tf(facts: Facts) -> str:
 
 @check("tf-installed", "TensorFlow is installed once", "tensorflow",
        emits=("tf-not-installed", "tf-multiple-distributions", "tf-unknown-version"),
-       consequence_of=("python-unusable",))
+       consequence_of=("python-unusable",), reads=("tensorflow",))
 def tf_installed(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Exactly one distribution provides the `tensorflow` package, of a release the tables know."""
     tf = facts.tensorflow
     if facts.python.error:
         return
-    if tf is None or not tf.distributions:
+    dists_known = facts.known("tensorflow.distributions")
+    if tf is None or (not tf.distributions and dists_known and not tf.version):
         fits, fix = matching_tf(facts)
         other = facts.env.get("VIRTUAL_ENV") or facts.env.get("CONDA_PREFIX")
         here = facts.python.prefix
@@ -52,6 +62,8 @@ def tf_installed(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     # On Windows (2.12-2.19) and aarch64, `tensorflow` is a shim that requires tensorflow-intel
     # or tensorflow-cpu-aws: a distribution that TF itself requires is not a conflict.
     names = [d.name for d in tf.distributions if d.name not in tf.requirements]
+    if not dists_known and len(names) < 2:
+        names = []  # a partial listing cannot show that there is only one
     if len(names) > 1:
         # Keep the GPU build on a GPU machine, else the one whose files are on disk now.
         gpu = bool(facts.driver.gpus or facts.driver.device_nodes)
@@ -78,11 +90,11 @@ def tf_installed(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 
 @check("tf-gpu-build", "TensorFlow is a GPU build on a GPU machine", "tensorflow",
-       emits=("tf-cpu-only-build", "tf-windows-native-gpu"), needs="tensorflow")
+       emits=("tf-cpu-only-build", "tf-windows-native-gpu"), needs="tensorflow", reads=("tensorflow",))
 def tf_gpu_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """A CPU-only wheel (tensorflow-cpu, ...) can never use the GPU this machine has."""
     tf = facts.tensorflow
-    if tf is None or not tf.distributions:
+    if tf is None or (not tf.distributions and not tf.version):
         return
     system = (facts.platform.system or "").lower()
     v = version(tf.version)
@@ -97,16 +109,17 @@ def tf_gpu_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                 pip_install(facts, "tensorflow<2.11"),)),
             links=("https://www.tensorflow.org/install/pip#windows-native",))
         return
-    if tf.is_cuda_build is not False or not facts.driver.gpus:
-        if not facts.driver.gpus:
+    gpu_machine = bool(facts.driver.gpus) or (not facts.known("driver.gpus") and wants_gpu_signs(facts))
+    if tf.is_cuda_build is not False or not gpu_machine:
+        if not gpu_machine:
             raise NotApplicable
         return
-    dists = ", ".join(d.name for d in tf.distributions)
+    dists = ", ".join(d.name for d in tf.distributions) or "tensorflow"
     cpu_dists = [d.name for d in tf.distributions if d.name in CPU_ONLY_DISTS]
     yield Finding(
         "tf-cpu-only-build", Severity.ERROR,
         f"The installed TensorFlow ({dists} {tf.version}) is a CPU-only build, but this machine "
-        f"has {len(facts.driver.gpus)} NVIDIA GPU(s).",
+        + (f"has {len(facts.driver.gpus)} NVIDIA GPU(s)." if facts.driver.gpus else "is meant to use a GPU."),
         {"tensorflow.is_cuda_build": "false", "tensorflow.distributions": dists},
         hint="Replace it with the GPU build and its pip CUDA libraries.",
         remediation=Remediation("install-tf-and-cuda", tuple(
@@ -116,7 +129,7 @@ def tf_gpu_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 
 @check("tf-python-version", "Python version supported by this TensorFlow", "tensorflow",
-       emits=("tf-python-unsupported",), needs="tensorflow")
+       emits=("tf-python-unsupported",), needs="tensorflow", reads=("tensorflow", "python.version"))
 def tf_python_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """TF wheels exist only for the Python versions in the tested build configurations."""
     tf = facts.tensorflow
@@ -137,12 +150,12 @@ def tf_python_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 
 @check("platform-support", "CPU and C library can run the wheel", "platform",
-       emits=("cpu-missing-instructions", "glibc-too-old"), needs="tensorflow")
+       emits=("cpu-missing-instructions", "glibc-too-old"), needs="tensorflow", reads=("tensorflow",))
 def platform_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Official x86-64 wheels use AVX (since TF 1.6) and need the manylinux glibc floor."""
     tf = facts.tensorflow
     p = facts.platform
-    if tf is None or not tf.distributions:
+    if tf is None or (not tf.distributions and not tf.version):
         return
     if p.machine in ("x86_64", "AMD64") and p.cpu_flags is not None and "avx" not in p.cpu_flags:
         yield Finding(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tfdoctor.docload import DocumentError, one_line, read_tfdoctor_document
-from tfdoctor.facts import SCHEMA_VERSION
+from tfdoctor.facts import READABLE_SCHEMAS
 from tfdoctor.share.stats import low_outliers
 
 FINGERPRINT = ("driver", "cuda_driver", "cudnn", "nccl", "tensorflow", "gpu_model", "gpu_count")
@@ -93,8 +93,9 @@ def _load_node(path: Path) -> Node | Skipped:
     version = data.get("schema_version", facts.get("schema_version"))
     if version is None or not isinstance(facts.get("python"), dict):
         return Skipped(str(path), "not a tfdoctor report (no schema_version)")
-    if str(version) != SCHEMA_VERSION:
-        return Skipped(str(path), f"schema version {version}; this tfdoctor reads {SCHEMA_VERSION}")
+    if str(version) not in READABLE_SCHEMAS:
+        return Skipped(str(path),
+                       f"schema version {version}; this tfdoctor reads {', '.join(READABLE_SCHEMAS)}")
     try:
         verdict = data.get("verdict") if facts is not data else _judge(path)
         if not isinstance(verdict, dict) or verdict.get("status") not in (

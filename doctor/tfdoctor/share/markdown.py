@@ -29,6 +29,8 @@ STATUS_MARK = {
     CheckStatus.FAILED: "**failed**",
     CheckStatus.NOT_APPLICABLE: "n/a",
     CheckStatus.CRASHED: "**crashed**",
+    CheckStatus.COULD_NOT_CHECK: "**could not check**",
+    CheckStatus.NOT_RUN: "not run",
 }
 
 

@@ -15,7 +15,8 @@ from tfdoctor.report import Report
 STATUS_STYLE = {
     CheckStatus.PASSED: "$text-success", CheckStatus.WARNED: "$text-warning",
     CheckStatus.FAILED: "bold $text-error", CheckStatus.NOT_APPLICABLE: "$text-muted",
-    CheckStatus.CRASHED: "bold $text-accent",
+    CheckStatus.CRASHED: "bold $text-accent", CheckStatus.COULD_NOT_CHECK: "bold $text-accent",
+    CheckStatus.NOT_RUN: "$text-muted",
 }
 SEVERITY_STYLE = {
     Severity.ERROR: "bold $text-error", Severity.WARNING: "$text-warning",

@@ -26,7 +26,8 @@ KEYS = (
 )
 MEANING = {
     CheckStatus.PASSED: "passed", CheckStatus.WARNED: "warning", CheckStatus.FAILED: "failed",
-    CheckStatus.NOT_APPLICABLE: "does not apply here", CheckStatus.CRASHED: "could not check",
+    CheckStatus.NOT_APPLICABLE: "does not apply here", CheckStatus.CRASHED: "crashed: could not check",
+    CheckStatus.COULD_NOT_CHECK: "could not check: facts not collected", CheckStatus.NOT_RUN: "did not run",
 }
 
 
