@@ -4,12 +4,19 @@ The textfile collector reads every *.prom file in its directory at each scrape; 
 written to a temporary name and renamed, so a scrape never sees half a file (node_exporter
 README, "Textfile Collector"). Units are base units (bytes, FLOP/s, seconds), per Prometheus'
 naming guidelines. No host names, user names or device ids go into labels: Prometheus adds the
-instance label itself.
+instance label itself. Every series carries an `environment` label (by default the file's stem,
+so two environments diagnosed on one node, written to two files, never collide). A run that
+reaches no verdict is marked by `mark_run_failed` (tfdoctor_run_failed 1, the old verdict
+removed, the last success time kept), and the alert rules in integrations/prometheus/ fire on it
+and on a last success that is too old (docs/integrations.md, "Prometheus").
 """
 
 from __future__ import annotations
 
 import math
+import os
+import re
+import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -22,17 +29,105 @@ VERDICTS = ("healthy", "problems", "incomplete")
 DTYPES = {"float32_tflops": "float32", "float16_tflops": "float16", "bfloat16_tflops": "bfloat16"}
 
 
-def write_prometheus_textfile(report: Report, path: Path, exit_code: int | None = None) -> None:
-    """Write the metrics for `report` to `path` atomically, readable by node_exporter (0644)."""
-    write_atomic(Path(path), render_prometheus(report, exit_code), mode=0o644)
+def write_prometheus_textfile(
+    report: Report, path: Path, exit_code: int | None = None, environment: str | None = None
+) -> None:
+    """Write the metrics for `report` to `path` atomically, readable by node_exporter (0644).
 
-
-def render_prometheus(report: Report, exit_code: int | None = None) -> str:
-    """The text exposition format (version 0.0.4) for one report."""
-    return "".join(
-        _family(name, kind, help_, samples)
-        for name, kind, help_, samples in _families(report, exit_code)
+    `environment` (default: the file name without .prom) labels every series.
+    """
+    path = Path(path)
+    text = render_prometheus(
+        report,
+        exit_code,
+        environment=environment or environment_of(path),
+        now=time.time(),
+        duration=process_seconds(),
     )
+    write_atomic(path, text, mode=0o644)
+
+
+def render_prometheus(
+    report: Report,
+    exit_code: int | None = None,
+    *,
+    environment: str | None = None,
+    now: float | None = None,
+    duration: float | None = None,
+) -> str:
+    """The text exposition format (version 0.0.4) for one report."""
+    extra = {"environment": environment} if environment is not None else {}
+    families = list(_families(report, exit_code))
+    families += list(_run_families(now, duration, failed=False))
+    return "".join(_family(n, k, h, s, extra) for n, k, h, s in families)
+
+
+def mark_run_failed(path: Path, exit_code: int, environment: str | None = None) -> None:
+    """Replace the metrics at `path` after a run that reached no verdict (exit 2, a timeout,
+    tfdoctor missing): the old verdict, checks and findings go, so no alert reads a stale
+    "healthy"; the last success time (and the versions of that run) stay."""
+    path = Path(path)
+    try:
+        previous = path.read_text()
+    except (OSError, UnicodeDecodeError):
+        previous = ""
+    extra = {"environment": environment or environment_of(path)}
+    families: list[tuple[str, str, str, list]] = [
+        ("tfdoctor_exit_code", "gauge", EXIT_HELP, [({}, exit_code)])
+    ]
+    families += list(_run_families(time.time(), process_seconds(), failed=True))
+    text = "".join(_family(n, k, h, s, extra) for n, k, h, s in families)
+    kept = [line for line in previous.splitlines() if KEEP.match(line)]
+    write_atomic(path, text + "".join(line + "\n" for line in kept), mode=0o644)
+
+
+def environment_of(path: Path) -> str:
+    """The default environment label: the textfile's name without its .prom suffix."""
+    name = Path(path).name
+    return name[: -len(".prom")] if name.endswith(".prom") else name
+
+
+def process_seconds() -> float | None:
+    """Wall-clock seconds since this process started (Linux /proc; None elsewhere)."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - started)
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+EXIT_HELP = "Exit code of the last run (0 healthy, 1 problems, 3 could not check, others failed)."
+SUCCESS = "tfdoctor_last_success_timestamp_seconds"
+# What a failed run keeps from the file it replaces: the last success and its versions.
+KEEP = re.compile(rf"^(# (HELP|TYPE) )?({SUCCESS}|tfdoctor_info)[ {{]")
+
+
+def _run_families(
+    now: float | None, duration: float | None, failed: bool
+) -> Iterator[tuple[str, str, str, list]]:
+    yield (
+        "tfdoctor_run_failed",
+        "gauge",
+        "1 when the last run reached no verdict (bad arguments, timeout, tfdoctor missing).",
+        [({}, int(failed))],
+    )
+    if now is not None:
+        yield (
+            "tfdoctor_last_run_end_timestamp_seconds",
+            "gauge",
+            "When the last run ended, failed or not (Unix time).",
+            [({}, round(now, 3))],
+        )
+        if not failed:
+            yield (SUCCESS, "gauge", "When a run last reached a verdict (Unix time).", [({}, round(now, 3))])
+    if duration is not None:
+        yield (
+            "tfdoctor_run_duration_seconds",
+            "gauge",
+            "Wall-clock seconds the last run took (tfdoctor start to metrics written).",
+            [({}, round(duration, 3))],
+        )
 
 
 Sample = tuple[dict[str, str], float]
@@ -57,7 +152,7 @@ def _families(report: Report, exit_code: int | None) -> Iterator[tuple[str, str,
         yield (
             "tfdoctor_exit_code",
             "gauge",
-            "Exit code of the last run (0 healthy, 1 problems, 3 could not check).",
+            EXIT_HELP,
             [({}, exit_code)],
         )
     yield (
@@ -78,6 +173,22 @@ def _families(report: Report, exit_code: int | None) -> Iterator[tuple[str, str,
             ({"severity": s.value}, n)
             for s, n in ((s, sum(f.severity is s for f in report.findings)) for s in Severity)
         ],
+    )
+    root = report.root_cause
+    yield (
+        "tfdoctor_root_cause_info",
+        "gauge",
+        "The root cause finding of the last run (1; absent when there is none).",
+        [({"finding": root.id, "check": root.check}, 1)] if root else [],
+    )
+    counted: dict[tuple[str, str], int] = {}
+    for f in report.findings:
+        counted[(f.id, f.severity.value)] = counted.get((f.id, f.severity.value), 0) + 1
+    yield (
+        "tfdoctor_finding",
+        "gauge",
+        "Findings of the last run by id and severity (how many times each was reported).",
+        [({"finding": i, "severity": s}, n) for (i, s), n in counted.items()],
     )
     yield (
         "tfdoctor_probe_issues",
@@ -136,10 +247,13 @@ def _smoke(report: Report) -> Iterator[tuple[str, str, str, list]]:
                 flops.append(({"device": device, "dtype": dtype}, r.metrics[key] * 1e12))
         if r.name == "throughput" and _finite(r.metrics.get("bandwidth_gbs")):
             memory.append(({"device": device}, r.metrics["bandwidth_gbs"] * 1e9))
-        if r.name == "multi-device" and _finite(r.metrics.get("busbw_gbs")):
-            busbw.append(({}, r.metrics["busbw_gbs"] * 1e9))
-        if r.name == "multi-device" and _finite(r.metrics.get("algbw_gbs")):
-            algbw.append(({}, r.metrics["algbw_gbs"] * 1e9))
+        if r.name == "multi-device":
+            # CPU runs reduce on the host, not with NCCL: the labels say which one was measured.
+            labels = _allreduce_labels(r.info, sum(d.device_type == "GPU" for d in smoke.devices))
+            if _finite(r.metrics.get("busbw_gbs")):
+                busbw.append((labels, r.metrics["busbw_gbs"] * 1e9))
+            if _finite(r.metrics.get("algbw_gbs")):
+                algbw.append((labels, r.metrics["algbw_gbs"] * 1e9))
     yield (
         "tfdoctor_smoke_recipe_passed",
         "gauge",
@@ -164,7 +278,8 @@ def _smoke(report: Report) -> Iterator[tuple[str, str, str, list]]:
         yield (
             "tfdoctor_smoke_allreduce_bus_bandwidth_bytes_per_second",
             "gauge",
-            "NCCL all-reduce bus bandwidth (nccl-tests busbw).",
+            "All-reduce bus bandwidth (nccl-tests' busbw formula) over the devices of device_type, "
+            "by cross_device_ops (nccl on GPUs).",
             busbw,
         )
     if algbw:
@@ -174,6 +289,16 @@ def _smoke(report: Report) -> Iterator[tuple[str, str, str, list]]:
             "All-reduce algorithm bandwidth (bytes / seconds).",
             algbw,
         )
+
+
+def _allreduce_labels(info: dict[str, str], gpus: int) -> dict[str, str]:
+    """device_type and cross_device_ops of a multi-device result; older results lack the info,
+    so fall back on the recipe's own rule (NCCL on two or more GPUs, else two CPUs)."""
+    kinds = {d.split(":")[0] for d in info.get("devices", "").split(",") if d}
+    ops = info.get("cross_device_ops") or ("nccl" if gpus >= 2 else "reduction-to-one-device")
+    if not kinds:
+        kinds = {"GPU" if ops == "nccl" else "CPU"}
+    return {"device_type": "+".join(sorted(kinds)), "cross_device_ops": ops}
 
 
 def _versions(report: Report) -> dict[str, str]:
@@ -192,9 +317,10 @@ def _versions(report: Report) -> dict[str, str]:
     }
 
 
-def _family(name: str, kind: str, help_: str, samples: list) -> str:
+def _family(name: str, kind: str, help_: str, samples: list, extra: dict[str, str]) -> str:
     lines = [f"# HELP {name} {_escape_help(help_)}", f"# TYPE {name} {kind}"]
-    for labels, value in samples:
+    for own, value in samples:
+        labels = {**own, **extra}
         body = ",".join(f'{k}="{_escape_label(str(v))}"' for k, v in labels.items())
         lines.append(f"{name}{{{body}}} {_number(value)}" if body else f"{name} {_number(value)}")
     return "\n".join(lines) + "\n"
