@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tfdoctor.facts import Facts
-from tfdoctor.share.secrets import scrub_secrets, secret_env_values
+from tfdoctor.share.secrets import scrub_secrets, scrub_split, secret_env_values, url_credentials
 
 """What `--keep` can let through: user names and home paths, host names, GPU UUIDs and serials,
 PCI bus ids. Everything else identifying is always replaced."""
@@ -40,7 +40,12 @@ _PCI = re.compile(
     r"(?<![0-9A-Za-z:])([0-9a-fA-F]{4,8}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])"
     r"(?![0-9A-Za-z])"
 )
-_HOME = re.compile(r"(?<![\w.])(/home|/Users|/export/home)/([A-Za-z0-9._-]+)")
+# A user's directory under a home root, also below a mount or a cluster file system
+# (/gpfs/home/zoe, /mnt/c/Users/zoe on WSL); at most three leading components, possessive:
+# linear on any input.
+_HOME = re.compile(
+    r"(?<![\w.])((?:/[\w.-]++){0,3}?/(?:home|homes|Users|export/home))/([A-Za-z0-9._-]++)"
+)
 _WIN_HOME = re.compile(r"(?i)\b([A-Z]:\\Users)\\([A-Za-z0-9._ -]+)")
 _VISIBLE_VARS = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
 
@@ -105,6 +110,8 @@ class Redactor:
     _hosts: set[str] = field(default_factory=set)
     _serials: set[str] = field(default_factory=set)
     _uuids: tuple[str, ...] = ()
+    _credentials: set[str] = field(default_factory=set)
+    """User names and passwords of URLs found in the facts, matched literally everywhere."""
 
     def pseudonym(self, category: str, value: str) -> str:
         """A stable name for `value`: the same for the same salt on every machine."""
@@ -143,7 +150,7 @@ class Redactor:
     def text(self, value: str) -> str:
         """Any string: secrets, GPU ids, PCI ids, home paths, user and host names replaced."""
         keep = self.policy.keep
-        value = scrub_secrets(value, self.identity.secrets)
+        value = scrub_secrets(value, self.identity.secrets + self._learned_secrets())
         if "gpu-ids" not in keep:
             value = _GPU_UUID.sub(lambda m: self.pseudonym("gpu", m.group(0)), value)
             for serial in self._serials:
@@ -159,7 +166,8 @@ class Redactor:
 
     def leftovers(self, text: str) -> list[str]:
         """What should have been redacted but is still in `text` (a guard before writing)."""
-        found = [f"secret value of length {len(s)}" for s in self.identity.secrets if s in text]
+        found = [f"secret value of length {len(s)}"
+                 for s in self.identity.secrets + self._learned_secrets() if s in text]
         if "user" not in self.policy.keep:
             found += [
                 f"user name {u!r}"
@@ -186,10 +194,16 @@ class Redactor:
             value = _replace_word(value, user, self.pseudonym("user", user))
         return value
 
+    def _learned_secrets(self) -> tuple[str, ...]:
+        # Long ones first, so a password is replaced before a user name inside it.
+        return tuple(sorted(self._credentials, key=len, reverse=True))
+
     def _walk(self, value: Any, key: str) -> Any:
         if isinstance(value, dict):
             return {self.text(str(k)): self._walk(v, str(k)) for k, v in value.items()}
         if isinstance(value, list):
+            if value and all(isinstance(v, str) for v in value):
+                value = scrub_split(value)  # a path list may hold a URL cut at its ":"
             return [self._walk(v, key) for v in value]
         if not isinstance(value, str):
             return value
@@ -205,6 +219,7 @@ class Redactor:
     def _learn(self, data: dict[str, Any]) -> None:
         """Collect the names to hide from the facts themselves (a file from another machine)."""
         for text in _strings(data):
+            self._credentials.update(c for c in url_credentials(text) if len(c) >= 4)
             self._users.update(m.group(2) for m in _HOME.finditer(text))
             self._users.update(m.group(2) for m in _WIN_HOME.finditer(text))
         self._users -= _NOT_IDENTIFYING_USERS
@@ -295,6 +310,8 @@ def _strings(value: Any) -> Iterator[str]:
             yield str(k)
             yield from _strings(v)
     elif isinstance(value, list):
+        if value and all(isinstance(v, str) for v in value):
+            yield ":".join(value)  # a split path list: a URL cut apart is whole again
         for v in value:
             yield from _strings(v)
 
