@@ -41,10 +41,10 @@ _PCI = re.compile(
     r"(?![0-9A-Za-z])"
 )
 # A user's directory under a home root, also below a mount or a cluster file system
-# (/gpfs/home/zoe, /mnt/c/Users/zoe on WSL); at most three leading components, possessive:
-# linear on any input.
+# (/gpfs/home/zoe, /mnt/c/Users/zoe on WSL); at most three leading components, so a failed
+# match rescans a bounded stretch: linear on any input.
 _HOME = re.compile(
-    r"(?<![\w.])((?:/[\w.-]++){0,3}?/(?:home|homes|Users|export/home))/([A-Za-z0-9._-]++)"
+    r"(?<![\w.])((?:/[\w.-]+){0,3}?/(?:home|homes|Users|export/home))/([A-Za-z0-9._-]+)"
 )
 _WIN_HOME = re.compile(r"(?i)\b([A-Z]:\\Users)\\([A-Za-z0-9._ -]+)")
 _VISIBLE_VARS = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")

@@ -12,13 +12,15 @@ from collections.abc import Mapping
 
 REDACTED = "<redacted>"
 
-# Every pattern here runs on values an attacker may choose (a 1 MB LD_LIBRARY_PATH): each one
-# starts only at the beginning of a run of its characters (a lookbehind that excludes them) and
-# uses possessive quantifiers (Python 3.11), so no pattern backtracks: the scrub is linear.
+# Every pattern here runs on values an attacker may choose (a 1 MB LD_LIBRARY_PATH). Each one
+# starts only at the beginning of a run of the characters its repetition takes (a lookbehind
+# that excludes them), and what follows a repetition cannot be one of its characters, so a
+# failed match gives back at most one run once: the scrub is linear (Python 3.10 has no
+# possessive quantifiers to say so directly). tests/hostile/test_redaction.py pins it.
 
 # Credentials inside URLs: scheme://user:password@host or scheme://token@host (RFC 3986
 # userinfo). Both parts go: the user name identifies a person too.
-_URL_USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*+://)[^/\s@:]++(?::[^/\s@]*+)?@")
+_URL_USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)[^/\s@:]+(?::[^/\s@]*)?@")
 
 # Published token formats (each vendor documents its prefix so scanners can find leaks):
 # GitHub ghp_/gho_/ghu_/ghs_/ghr_ and github_pat_, Hugging Face hf_, AWS access key ids
@@ -26,11 +28,11 @@ _URL_USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*+://)[^/\s@:]
 # npm_, PyPI pypi-, and JSON Web Tokens (three base64url parts, the first two starting "eyJ").
 _TOKENS = re.compile(
     r"(?<![A-Za-z0-9])(?:"
-    r"gh[pousr]_[A-Za-z0-9]{20,}+|github_pat_[A-Za-z0-9_]{20,}+|hf_[A-Za-z0-9]{20,}+|"
-    r"(?:AKIA|ASIA)[A-Z0-9]{16}|xox[abprs]-[A-Za-z0-9-]{10,}+|sk-[A-Za-z0-9_-]{20,}+|"
-    r"glpat-[A-Za-z0-9_-]{20,}+|AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{20,}+|"
-    r"npm_[A-Za-z0-9]{36}|pypi-[A-Za-z0-9_-]{50,}+|"
-    r"eyJ[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+)"
+    r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|hf_[A-Za-z0-9]{20,}|"
+    r"(?:AKIA|ASIA)[A-Z0-9]{16}|xox[abprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}|"
+    r"glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{20,}|"
+    r"npm_[A-Za-z0-9]{36}|pypi-[A-Za-z0-9_-]{50,}|"
+    r"(?<![_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"
 )
 
 _SECRET_WORD = (
@@ -41,18 +43,18 @@ _SECRET_IN_NAME = re.compile(r"(?i)" + _SECRET_WORD)
 
 # name=value or name: value where the name says it is a secret (token=..., PASSWORD: ...): the
 # name is matched whole (from the start of its run), the secret word looked for inside it after.
-_NAME_SEP = re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]++)\s*+[=:]\s*+[\"']?")
-_VALUE = re.compile(r"(?!/)[^\s\"'&;,]{4,}+")
-_BEARER = re.compile(r"(?i)(?<![A-Za-z0-9_])(bearer|basic)\s++[A-Za-z0-9._~+/-]{8,}+=*+")
+_NAME_SEP = re.compile(r"(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)\s*[=:]\s*[\"']?")
+_VALUE = re.compile(r"(?!/)[^\s\"'&;,]{4,}")
+_BEARER = re.compile(r"(?i)(?<![A-Za-z0-9_])(bearer|basic)\s+[A-Za-z0-9._~+/-]{8,}=*")
 
 # Long words of mixed case and digits (base64 keys, AWS secret keys) or long hex (API keys such
 # as Weights & Biases'); ordinary paths, versions and library names never look like this.
 _MIXED = re.compile(
-    r"(?<![A-Za-z0-9+=_-])(?!(?:MIG-)?GPU-|MIG-)[A-Za-z0-9+=_-]{32,}+(?![A-Za-z0-9+=_-])"
+    r"(?<![A-Za-z0-9+=_-])(?!(?:MIG-)?GPU-|MIG-)[A-Za-z0-9+=_-]{32,}(?![A-Za-z0-9+=_-])"
 )
 # AWS secret access keys: exactly 40 base64 characters, "/" and "+" included.
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
-_HEX = re.compile(r"(?<![A-Za-z0-9])(?:[0-9a-f]{32,}+|[0-9A-F]{32,}+)(?![A-Za-z0-9])")
+_HEX = re.compile(r"(?<![A-Za-z0-9])(?:[0-9a-f]{32,}|[0-9A-F]{32,})(?![A-Za-z0-9])")
 
 _SECRET_NAME = re.compile(
     r"(?i)" + _SECRET_WORD + r"|(?:^|_)(?:key|pass|pw|creds?|jwt)(?:$|_)|session|cookie"
