@@ -39,7 +39,7 @@ from tfdoctor.smoke import logmap
             "blackwell_ptx.log",
             [
                 ("cc-not-in-build", "12.0"),
-                ("ptx-rejected", "CUDA_ERROR_INVALID_PTX"),
+                ("ptx-invalid", "CUDA_ERROR_INVALID_PTX"),
                 ("cuda-error", "CUDA_ERROR_INVALID_HANDLE"),
             ],
         ),
@@ -47,7 +47,7 @@ from tfdoctor.smoke import logmap
             "handles_oom.log",
             [
                 ("cublas-failed", "CUBLAS_STATUS_NOT_INITIALIZED"),
-                ("cudnn-failed", "CUDNN_STATUS_INTERNAL_ERROR"),
+                ("cudnn-handle-failed", "CUDNN_STATUS_INTERNAL_ERROR"),
                 ("gpu-out-of-memory", "CUDA_ERROR_OUT_OF_MEMORY"),
             ],
         ),

@@ -198,6 +198,9 @@ def _signal_finding(s: SmokeFacts, stuck: RecipeResult | None, evidence: dict[st
         "libcuda-init-failed",
         "cuda-library-missing",
         "cuda-visible-devices-hides-all",
+        "tf-cpu-only-build",
+        "tf-windows-native-gpu",
+        *(finding_id(c) for c, info in CAUSES.items() if info.explains_no_gpu),
     ),
 )
 def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
@@ -244,17 +247,25 @@ def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     area="smoke",
     needs="smoke",
     emits=FINDING_IDS,
-    consequence_of=("smoke-no-gpu",),
+    # The static finding for the same cause is richer (evidence, fix): it is the root.
+    consequence_of=("tf-cpu-only-build", "tf-windows-native-gpu", "cuda-visible-devices-hides-all",
+                    "driver-not-installed", "driver-not-loaded", "driver-libraries-not-found",
+                    "libcuda-missing", "cuda-library-missing"),
 )
 def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
-    """Every recognised failure line becomes a finding, unless it only explains a missing GPU."""
+    """Every recognised failure line becomes a finding, even when the child later crashed or
+    listed no GPU (smoke-no-gpu then names it as its cause)."""
     s = smoke_facts(facts)
-    no_gpu = not any(d.device_type == "GPU" for d in s.devices)
     done: set[str] = set()
+    # On a machine known to have no GPU, with none expected, "no GPU" is not an error.
+    gpu_expected = bool(facts.driver.gpus) or config.expect_gpus or not facts.known("driver.gpus")
     for cause in s.causes:
         info = CAUSES.get(cause.id)
-        if info is None or cause.id in done or (info.explains_no_gpu and no_gpu):
+        if info is None or cause.id in done:
             continue
+        severity = info.severity
+        if info.explains_no_gpu and not gpu_expected and severity is Severity.ERROR:
+            severity = Severity.WARNING
         done.add(cause.id)
         evidence = {
             "log_line": cause.line,
@@ -263,7 +274,7 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         }
         yield Finding(
             finding_id(cause.id),
-            info.severity,
+            severity,
             info.message,
             evidence,
             cause_hint(info, facts),

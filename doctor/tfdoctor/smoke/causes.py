@@ -104,11 +104,86 @@ CAUSES: dict[str, CauseInfo] = {
         "Use a TensorFlow release built for this GPU's compute capability.",
         TF_PIP,
     ),
-    "ptx-rejected": CauseInfo(
+    "ptx-too-new-for-driver": CauseInfo(
         Severity.ERROR,
-        "The driver rejected TensorFlow's PTX (too new for this driver's JIT compiler).",
-        "Upgrade the NVIDIA driver.",
+        "The PTX was built by a newer CUDA than this driver supports "
+        "(CUDA_ERROR_UNSUPPORTED_PTX_VERSION): the driver is too old for it.",
+        "Upgrade the NVIDIA driver to one of the CUDA release that built the PTX (or newer).",
+        "https://docs.nvidia.com/deploy/cuda-compatibility/",
+    ),
+    "ptx-invalid": CauseInfo(
+        Severity.ERROR,
+        "The driver could not JIT-compile TensorFlow's PTX (CUDA_ERROR_INVALID_PTX): usually a GPU "
+        "newer than the wheel's binaries, where a driver upgrade does not help.",
+        "Install a TensorFlow release built for this GPU's architecture (see its compute "
+        "capabilities), rather than a newer driver.",
+        TF_PIP,
+    ),
+    "ptxas-unsupported-arch": CauseInfo(
+        Severity.ERROR,
+        "The ptxas XLA runs is too old for this GPU's architecture.",
+        "Use the ptxas of a CUDA release that supports this GPU (pip install {nvcc_wheel}), first "
+        "on PATH.",
+        XLA_GPU,
+    ),
+    "illegal-instruction": CauseInfo(
+        Severity.ERROR,
+        "TensorFlow died of an illegal instruction: this CPU lacks instructions (AVX/AVX2) the "
+        "wheel was compiled for.",
+        "Use a CPU with AVX, a TensorFlow built for this CPU (from source, or a community "
+        "no-AVX wheel), or an older release.",
+        "https://www.tensorflow.org/install/pip#hardware_requirements",
+    ),
+    "numpy2-abi": CauseInfo(
+        Severity.ERROR,
+        "NumPy 2 is installed, but this TensorFlow was built against NumPy 1 (TensorFlow < 2.18).",
+        "pip install 'numpy<2', or upgrade to TensorFlow 2.18 or newer.",
+        "https://numpy.org/devdocs/numpy_2_0_migration_guide.html",
+    ),
+    "numpy-too-new": CauseInfo(
+        Severity.ERROR,
+        "The installed NumPy is newer than this TensorFlow supports (removed NumPy aliases).",
+        "Install the NumPy range TensorFlow pins (pip show tensorflow lists it).",
         None,
+    ),
+    "protobuf-descriptors": CauseInfo(
+        Severity.ERROR,
+        "The installed protobuf is newer than the generated code of this TensorFlow "
+        "('Descriptors cannot be created directly').",
+        "pip install 'protobuf<3.21' (TensorFlow <= 2.10) or the protobuf range TensorFlow pins; or "
+        "set PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python (slow).",
+        "https://protobuf.dev/news/2022-05-06/#python-updates",
+    ),
+    "keras3-incompatible": CauseInfo(
+        Severity.ERROR,
+        "Keras 3 is installed, but this code or TensorFlow expects Keras 2 (tf.keras).",
+        "For TensorFlow >= 2.16: pip install tf-keras and set TF_USE_LEGACY_KERAS=1; for "
+        "TensorFlow <= 2.15: pip install the keras of the same minor as TensorFlow.",
+        "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility",
+    ),
+    "no-matching-wheel": CauseInfo(
+        Severity.ERROR,
+        "pip found no TensorFlow wheel for this Python version or platform.",
+        "Use a Python version the TensorFlow release supports (tested build configurations), "
+        "64-bit, on a supported OS.",
+        "https://www.tensorflow.org/install/source#gpu",
+    ),
+    "cudnn-handle-failed": CauseInfo(
+        Severity.ERROR,
+        "cuDNN could not create its handle or pick a convolution algorithm: the GPU's memory is "
+        "taken (TensorFlow grabbed it all, or another process holds it), or cuDNN mismatches the "
+        "build.",
+        "Enable memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true or "
+        "tf.config.experimental.set_memory_growth), free the GPU (nvidia-smi lists its "
+        "processes), and install the cuDNN TensorFlow was built with.",
+        TF_PIP,
+    ),
+    "mixed-precision-slow": CauseInfo(
+        Severity.WARNING,
+        "TensorFlow warns that mixed precision will be slow here: the GPU has no Tensor Cores "
+        "(compute capability below 7.0) or no GPU is used.",
+        "Use float32 on this GPU, or a GPU with compute capability 7.0 or higher.",
+        "https://www.tensorflow.org/guide/mixed_precision",
     ),
     "libdevice-missing": CauseInfo(
         Severity.ERROR,

@@ -21,13 +21,29 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "cpu-instructions-missing",
             r"compiled to use (?P<s>[A-Z0-9_. ]+?) instructions, but these aren't available",
         ),
-        ("driver-library-missing", r"Could not load dynamic library '(?P<s>libcuda\.so[.\d]*)'"),
+        ("illegal-instruction", r"Illegal instruction(?: \(core dumped\))?\s*$"),
+        ("numpy2-abi", r"compiled using NumPy 1\.x cannot be run in\s*NumPy (?P<s>2[\d.]*)"
+                       r"|_ARRAY_API not found|numpy\.core\._multiarray_umath failed to import"),
+        ("numpy-too-new", r"module 'numpy' has no attribute '(?P<s>object|bool|int|float|typeDict)'"
+                          r"|NotImplementedError: Cannot convert a symbolic Tensor .* to a numpy array"),
+        ("protobuf-descriptors", r"Descriptors cannot be created directly"
+                                 r"|your generated code is out of date and must be regenerated with protoc"),
+        ("keras3-incompatible", r"Your currently installed version of Keras is Keras 3"
+                                r"|A KerasTensor cannot be used as input to a TensorFlow function"
+                                r"|No module named 'keras\.(?:src\.)?(?P<s>engine|legacy|preprocessing|wrappers)"
+                                r"|cannot import name '\w+' from 'keras\.(?:src\.)?engine"),
+        ("no-matching-wheel", r"No matching distribution found for (?P<s>tensorflow[\w\[\]=<>.-]*)"
+                              r"|Could not find a version that satisfies the requirement "
+                              r"(?P<t>tensorflow[\w\[\]=<>.-]*)"),
+        ("driver-library-missing", r"Could not load dynamic library '(?P<s>libcuda\.so[.\d]*)'"
+                                   r"|(?P<t>libcuda\.so\.1): cannot open shared object file"),
         ("driver-missing", r"Could not find cuda drivers on your machine"),
         ("driver-not-running", r"kernel driver does not appear to be running on this host"),
         (
             "driver-too-old",
             r"(?P<s>CUDA_ERROR_(?:INSUFFICIENT_DRIVER|SYSTEM_DRIVER_MISMATCH|"
-            r"COMPAT_NOT_SUPPORTED_ON_DEVICE))|Possibly insufficient driver version",
+            r"COMPAT_NOT_SUPPORTED_ON_DEVICE))|Possibly insufficient driver version"
+            r"|CUDA driver version is insufficient for CUDA runtime version",
         ),
         ("cuda-init-failed", r"failed call to cuInit: (?:INTERNAL: )?(?:CUDA error: )?(?P<s>.+)$"),
         ("library-not-loaded", r"Could not load dynamic library '(?P<s>[^']+)'"),
@@ -52,7 +68,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?P<s>CUDA_ERROR_NO_BINARY_FOR_GPU)|device kernel image is invalid|"
             r"no kernel image is available for execution",
         ),
-        ("ptx-rejected", r"(?P<s>CUDA_ERROR_(?:INVALID_PTX|UNSUPPORTED_PTX_VERSION))"),
+        ("ptx-too-new-for-driver", r"(?P<s>CUDA_ERROR_UNSUPPORTED_PTX_VERSION)"
+                                   r"|PTX was compiled with an unsupported toolchain"),
+        ("ptx-invalid", r"(?P<s>CUDA_ERROR_INVALID_PTX)|a PTX JIT compilation failed"),
+        ("ptxas-unsupported-arch", r"ptxas[^\n]{0,200}?(?:does not support|[Uu]nsupported)[^\n]{0,40}?(?P<s>sm_\d+a?)"
+                                   r"|Value '(?P<t>sm_\d+a?)' is not defined for option 'gpu-name'"),
         (
             "libdevice-missing",
             r"libdevice not found|Can't find libdevice directory|"
@@ -71,15 +91,20 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"cuLinkAddData fails",
         ),
         (
+            "cudnn-handle-failed",
+            r"Could not create cudnn handle|Failed to get convolution algorithm"
+            r"|(?P<s>CUDNN_STATUS_(?:INTERNAL_ERROR|NOT_INITIALIZED|ALLOC_FAILED|EXECUTION_FAILED))",
+        ),
+        (
             "cudnn-failed",
-            r"Could not create cudnn handle|(?P<s>CUDNN_STATUS_[A-Z_]+)|"
-            r"DNN library is not found|DNN library initialization failed",
+            r"(?P<s>CUDNN_STATUS_[A-Z_]+)|DNN library is not found|DNN library initialization failed",
         ),
         (
             "cublas-failed",
             r"failed to create cublas handle|(?P<s>CUBLAS_STATUS_[A-Z_]+)|"
             r"BLAS operation using StreamExecutor without BLAS support",
         ),
+        ("mixed-precision-slow", r"Mixed precision compatibility check \(mixed_float16\): WARNING"),
         (
             "gpu-out-of-memory",
             r"(?P<s>CUDA_ERROR_OUT_OF_MEMORY)|OOM when allocating|"
@@ -106,6 +131,12 @@ NOISE = re.compile(
             r"Registering collective allocator factory",
             r"Using MirroredStrategy eagerly has significant overhead",
             r"^tfdoctor-smoke: begin",
+            r"successful NUMA node read from SysFS had negative value",
+            r"Could not open file to read NUMA node",
+            r"Your kernel may have been built without NUMA support",
+            r"Could not load dynamic library 'libnvinfer",
+            r"TF-TRT Warning",
+            r"Unable to register cuDNN factory|Unable to register cuFFT factory|Unable to register cuBLAS factory",
         )
     )
 )
@@ -126,7 +157,8 @@ def recognise(line: str) -> tuple[str, str | None] | None:
     for cause_id, pattern in PATTERNS:
         match = pattern.search(line)
         if match:
-            subject = match.groupdict().get("s")
+            groups = match.groupdict()
+            subject = groups.get("s") or groups.get("t")
             if subject is None:  # the error name may follow the matched phrase on the line
                 status = _STATUS.search(line)
                 subject = status.group(0) if status else None
