@@ -1,24 +1,24 @@
 #!/bin/sh
-# node-problem-detector custom plugin (docs/report-and-fleet.md, "Kubernetes").
+# node-problem-detector custom plugin (docs/integrations.md, "Kubernetes"). It runs no
+# TensorFlow and no tfdoctor: it reads the report the tfdoctor DaemonSet writes on the node
+# (tfdoctor-node.sh), so NPD's own image needs nothing added, only the hostPath mounted.
 # NPD's plugin protocol: exit 0 = OK, 1 = NonOK, anything else = Unknown; the first line of
-# stdout is the condition message (cut to max_output_length). tfdoctor's codes map as:
-#   0 healthy -> OK, 1 problems -> NonOK, 3 could not check -> Unknown, 2/other -> Unknown.
+# stdout is the condition message (cut to max_output_length).
+#   healthy -> OK; problems -> NonOK with the root cause; incomplete, failed, missing or a
+#   report older than TFDOCTOR_MAX_AGE seconds -> Unknown (an old verdict is not a current one).
 set -u
-TFDOCTOR=${TFDOCTOR:-tfdoctor}
-TFDOCTOR_ARGS=${TFDOCTOR_ARGS:---quick}
-TFDOCTOR_TIMEOUT=${TFDOCTOR_TIMEOUT:-50}
-if command -v timeout >/dev/null 2>&1; then
-    # shellcheck disable=SC2086
-    out=$(timeout "$TFDOCTOR_TIMEOUT" "$TFDOCTOR" $TFDOCTOR_ARGS --json 2>/dev/null)
-else
-    # shellcheck disable=SC2086
-    out=$("$TFDOCTOR" $TFDOCTOR_ARGS --json 2>/dev/null)
-fi
-rc=$?
-cause=$(printf '%s\n' "$out" | sed -n 's/^ *"root_cause": *"\([a-z0-9-]*\)".*/\1/p' | head -n 1)
-case $rc in
-0) echo "tfdoctor: healthy"; exit 0 ;;
-1) echo "tfdoctor: ${cause:-problems found}"; exit 1 ;;
-3) echo "tfdoctor: could not check"; exit 2 ;;
-*) echo "tfdoctor: did not run (exit $rc)"; exit 2 ;;
+DIR=${TFDOCTOR_STATE_DIR:-/var/lib/tfdoctor}
+MAX_AGE=${TFDOCTOR_MAX_AGE:-1800}
+report="$DIR/last.json"
+if [ -f "$DIR/failed" ]; then echo "tfdoctor: did not run (exit $(cat "$DIR/failed"))"; exit 2; fi
+if [ ! -f "$report" ]; then echo "tfdoctor: no report yet ($report)"; exit 2; fi
+age=$(( $(date +%s) - $(stat -c %Y "$report") ))
+if [ "$age" -gt "$MAX_AGE" ]; then echo "tfdoctor: report is stale (${age}s old)"; exit 2; fi
+status=$(sed -n 's/^ *"status": *"\([a-z]*\)".*/\1/p' "$report" | head -n 1)
+cause=$(sed -n 's/^ *"root_cause": *"\([a-z0-9-]*\)".*/\1/p' "$report" | head -n 1)
+case $status in
+healthy) echo "tfdoctor: healthy"; exit 0 ;;
+problems) echo "tfdoctor: ${cause:-problems found}"; exit 1 ;;
+incomplete) echo "tfdoctor: could not check"; exit 2 ;;
+*) echo "tfdoctor: unreadable report"; exit 2 ;;
 esac

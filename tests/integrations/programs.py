@@ -146,3 +146,16 @@ def write_facts(path: Path, facts: Facts) -> Path:
     tmp.write_text(json.dumps(facts.to_dict()))
     tmp.replace(path)
     return path
+
+
+def tfdoctor_wrapper(directory: Path) -> str:
+    """A `tfdoctor` executable with the `integrations` command registered: the real CLI, until
+    the main group registers that command itself (then TFDOCTOR does the same)."""
+    path = directory / "tfdoctor"
+    path.write_text(
+        f"#!/bin/sh\nexec {sys.executable} -c 'import sys; from tfdoctor.cli import cli; "
+        "from tfdoctor.integrations_cmd import integrations; cli.add_command(integrations); "
+        'sys.exit(cli(prog_name="tfdoctor"))\' "$@"\n'
+    )
+    path.chmod(0o755)
+    return str(path)

@@ -1,4 +1,4 @@
-"""The shipped node-problem-detector and provisioning scripts, run against the real CLI replaying facts.
+"""The shipped provisioning gate and NPD config, run against the real CLI replaying facts.
 
 The Slurm script runs under a real slurmd in tests/integrations/test_slurm.py.
 
@@ -15,12 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 from share_helpers import change, healthy, write_json
 from tfdoctor.facts import ProbeIssue
 
 ROOT = Path(__file__).parents[2] / "integrations"
-NPD = ROOT / "kubernetes" / "tfdoctor-npd.sh"
+NPD = ROOT / "kubernetes" / "tfdoctor-npd.sh"  # run for real in tests/integrations
 GATE = ROOT / "provisioning" / "tfdoctor-gate.sh"
 
 FAKE_TFDOCTOR = """#!/bin/sh
@@ -80,21 +79,6 @@ def run(script: Path, tmp_path: Path, facts: Path, **env: str) -> tuple[int, str
     return proc.returncode, proc.stdout, calls
 
 
-@pytest.mark.parametrize(
-    "exit_code, npd, message",
-    [
-        (0, 0, "tfdoctor: healthy"),
-        (1, 1, "tfdoctor: cuda-visible-devices-hides-all"),
-        (3, 2, "tfdoctor: could not check"),
-        (2, 2, "tfdoctor: did not run (exit 2)"),
-    ],
-)
-def test_npd_plugin_maps_exit_codes(tmp_path, recorded, exit_code, npd, message):
-    """node-problem-detector reads 0 OK, 1 NonOK, other Unknown, and the first stdout line."""
-    code, out, _ = run(NPD, tmp_path, recorded[exit_code])
-    assert (code, out.strip()) == (npd, message) and len(message) <= 80
-
-
 def test_npd_config_is_valid_for_the_plugin():
     """What NPD's config validation checks: plugin "custom", rule timeouts within the global
     one, a default condition for every permanent rule, and the rule runs the shipped script."""
@@ -107,20 +91,6 @@ def test_npd_config_is_valid_for_the_plugin():
         assert to_s(rule["timeout"]) <= to_s(config["pluginConfig"]["timeout"])
         assert rule["type"] != "permanent" or rule["condition"] in conditions
         assert Path(rule["path"]).name == NPD.name
-
-
-def test_kubernetes_manifests_run_tfdoctor_json():
-    """The DaemonSet and the Job parse and run `tfdoctor --quick --json`."""
-    ds = yaml.safe_load((ROOT / "kubernetes" / "daemonset.yaml").read_text())
-    job = yaml.safe_load((ROOT / "kubernetes" / "job.yaml").read_text())
-    assert ds["kind"] == "DaemonSet" and job["kind"] == "Job"
-    script = ds["spec"]["template"]["spec"]["containers"][0]["args"][0]
-    assert "tfdoctor --quick --json --prometheus-textfile /textfile/tfdoctor.prom" in script
-    assert job["spec"]["template"]["spec"]["containers"][0]["command"] == [
-        "tfdoctor",
-        "--quick",
-        "--json",
-    ]
 
 
 @pytest.mark.parametrize(
