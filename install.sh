@@ -5,8 +5,9 @@
 #
 #   ./install.sh                 tfdoctor + the fitting TensorFlow, in .venv
 #   ./install.sh --no-tensorflow tfdoctor only (diagnose another env with --python)
-#   ./install.sh --dev           tfdoctor with test tools, plus the real TensorFlow venvs and
-#                                stub libraries the test suite uses (no TensorFlow in .venv)
+#   ./install.sh --dev           tfdoctor with test tools, plus the real TensorFlow venvs, stub
+#                                libraries and (as root, via apt) the Slurm, Prometheus and
+#                                cloud-init programs the test suite uses (no TensorFlow in .venv)
 #   ./install.sh --venv DIR      another venv directory
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -19,7 +20,7 @@ while [ $# -gt 0 ]; do
     --dev) dev=1; tensorflow=no ;;
     --no-tensorflow) tensorflow=no ;;
     --venv) venv="${2:?--venv needs a directory}"; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -33,6 +34,7 @@ pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
 
 if [ "$dev" = 1 ]; then
   "${pip[@]}" -e ".[dev]"
+  bash tests/envs/apt.sh  # the real programs tests/integrations drives (Debian packages, as root)
   bash tests/envs/setup.sh
   "$venv/bin/python" tests/stubs/build.py > /dev/null
 else
