@@ -1,0 +1,40 @@
+"""The recognisers `tfdoctor triage` runs over a ticket, in the order their observations are listed.
+
+Each module has `NAME` and a pure `recognise(lines) -> Iterator[Observation]`; see
+`tfdoctor.triage.observe`.
+"""
+
+from __future__ import annotations
+
+from . import (
+    build_info,
+    collect_env,
+    env_vars,
+    kernel_log,
+    ldconfig,
+    lsmod,
+    nvcc,
+    nvidia_smi,
+    os_release,
+    pip_list,
+    proc_version,
+    tf_env_collect,
+    uname,
+)
+
+# The TensorFlow-log recogniser (tf_log, the triage lead's) is appended here.
+RECOGNISERS = (
+    nvidia_smi,
+    pip_list,
+    build_info,
+    ldconfig,
+    proc_version,
+    kernel_log,
+    lsmod,
+    nvcc,
+    uname,
+    os_release,
+    collect_env,
+    tf_env_collect,
+    env_vars,
+)

@@ -1,0 +1,103 @@
+"""Environment variables the ticket shows: `export X=...`, `X=... command`, env dumps, `echo $X`.
+
+Only variables that change what CUDA or TensorFlow do are read. A value that refers to another
+variable ("/usr/local/cuda/lib64:$LD_LIBRARY_PATH") is not the value the process saw, so it is
+skipped. PATH is read only from an env dump (a run of NAME=value lines), where it is the real value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from tfdoctor.triage.observe import Observation
+
+from ._text import numbered, strip_prompt
+
+NAME = "environment"
+
+NAMES = frozenset(
+    {
+        "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
+        "XLA_FLAGS", "TF_XLA_FLAGS", "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR",
+        "TF_CPP_MIN_LOG_LEVEL", "TF_USE_LEGACY_KERAS", "TF_ENABLE_ONEDNN_OPTS", "CONDA_PREFIX",
+        "VIRTUAL_ENV",
+    }
+)  # fmt: skip
+"""Variables read anywhere; PATH is read from env dumps only."""
+
+_VAR = r"[A-Z_][A-Z0-9_]{0,60}"
+_ASSIGN = re.compile(
+    rf"(?:export |set |\$env:)?({_VAR})\s?=\s?(\"[^\"]{{0,5000}}\"|'[^']{{0,5000}}'|\S{{0,5000}})(\s.*)?"
+)
+_SETX = re.compile(r"setx ([A-Z_][A-Z0-9_]{0,60}) (\"[^\"]{0,5000}\"|\S{1,5000})")
+_PYTHON = re.compile(r"""os\.environ\[['"]([A-Z_][A-Z0-9_]{0,60})['"]\]\s*=\s*(['"])([^'"]{0,5000})\2""")
+_ECHO = re.compile(rf"(?:echo|printenv)\s+(?:\"?\$\{{?({_VAR})\}}?\"?|%({_VAR})%|\$env:({_VAR})|({_VAR}))")
+_DUMP_LINE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,60}=.{0,5000}")
+
+
+def _obs(name: str, value: str, line: int) -> Observation:
+    return Observation("env", (name, value), line, NAME)
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def _refers(value: str) -> bool:
+    return "$" in value or "%" in value and re.search(r"%\w+%", value) is not None
+
+
+def recognise(lines: Sequence[str]) -> Iterator[Observation]:
+    """An env observation per variable assignment, dump line or echoed value in the ticket."""
+    echo: tuple[int, str] | None = None
+    dump_previous = False
+    for number, s in numbered(lines):
+        t = s.strip()
+        dump = "=" in t and bool(_DUMP_LINE.fullmatch(t)) and " " not in t.split("=", 1)[0]
+        if echo is not None:
+            if number == echo[0] + 1 and t and not t.startswith(("$", "#", ">", "%")):
+                if t != f"%{echo[1]}%" and not t.startswith(("echo ", "printenv ")):
+                    yield _obs(echo[1], t, number)
+            echo = None
+        if "=" in t:
+            yield from _assignment(t, number, dump_previous or _next_is_dump(lines, number))
+        elif "echo" in t or "printenv" in t or "setx" in t:
+            command = strip_prompt(t)
+            if command.startswith(("echo ", "printenv ")):
+                m = _ECHO.fullmatch(command)
+                name = next((g for g in m.groups() if g), None) if m else None
+                if name in NAMES:
+                    echo = (number, name)
+            elif command.startswith("setx "):
+                m = _SETX.fullmatch(command)
+                if m and m.group(1) in NAMES:
+                    yield _obs(m.group(1), _unquote(m.group(2)), number)
+        dump_previous = dump
+
+
+def _next_is_dump(lines: Sequence[str], number: int) -> bool:
+    if number >= len(lines) or len(lines[number]) > 5000:
+        return False
+    following = lines[number].strip()
+    return bool(_DUMP_LINE.fullmatch(following)) and " " not in following.split("=", 1)[0]
+
+
+def _assignment(t: str, number: int, in_dump: bool) -> Iterator[Observation]:
+    if "os.environ" in t:
+        m = _PYTHON.search(t)
+        if m and m.group(1) in NAMES:
+            yield _obs(m.group(1), m.group(3), number)
+        return
+    m = _ASSIGN.fullmatch(strip_prompt(t))
+    if m is None:
+        return
+    name, value, rest = m.group(1), _unquote(m.group(2)), m.group(3)
+    if _refers(value):
+        return
+    if name in NAMES:
+        yield _obs(name, value, number)
+    elif name == "PATH" and in_dump and not rest and not t.startswith(("export", "set")):
+        yield _obs(name, value, number)

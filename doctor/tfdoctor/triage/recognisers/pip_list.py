@@ -1,0 +1,185 @@
+"""Package listings: `pip list`, `pip freeze`, `conda list` and `pip show`.
+
+A listing is a run of rows under its header ("Package  Version", "# Name  Version  Build  Channel"),
+or a headerless run of at least five rows, or rows right after the command that printed them
+(`pip list | grep tensorflow`). A lone "name version" line elsewhere is prose, a requirement or a
+log line, and says nothing about what is installed. A run holding a requirement specifier
+(">=", "~=", "[extra]") is a requirements file, not a freeze.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from tfdoctor.triage.observe import Observation
+
+from ._text import is_fence, normalise, numbered, strip_prompt
+
+NAME = "pip list"
+
+_NAME = r"[A-Za-z0-9_](?:[A-Za-z0-9._-]{0,200}[A-Za-z0-9])?"
+_PIP_HEADER = re.compile(r"Package\s+Version(?:\s+(?:Editable project location|Location|Installer))*\s*")
+_DASHES = re.compile(r"-{3,}(?:\s+-{3,})*\s*")
+_PIP_ROW = re.compile(rf"({_NAME})\s+(\d[\w.!+-]{{0,100}})(?:\s+(?:[A-Za-z]:\\|/|~)\S.{{0,500}})?")
+_LEGACY_ROW = re.compile(rf"({_NAME}) \((\d[\w.!+-]{{0,100}})\)")
+_FREEZE_ROW = re.compile(rf"({_NAME})==(\d[\w.!+-]{{0,100}})")
+_URL_ROW = re.compile(rf"({_NAME}) @ (\S{{1,2000}})")
+_CONDA_ROW = re.compile(rf"({_NAME})\s+(\d[\w.!+-]{{0,100}})\s+(\S{{1,200}})(?:\s+(\S{{1,200}})){{0,2}}")
+_CONDA_HEADER = re.compile(r"#?\s*Name\s+Version\s+Build(?:\s+Channel)?\s*")
+_WHEEL_VERSION = re.compile(r"/[A-Za-z0-9_.]+-(\d[\w.!+]{0,100})-[^/]*\.whl$")
+_REQUIREMENT = re.compile(r"[A-Za-z0-9][\w.-]*\s*(?:\[[^\]]*\])?\s*(?:[<>~!]=?|===?)")
+_LISTING_COMMAND = re.compile(r"(?:^|\s)(?:pip3?|python3?\s+-m\s+pip|uv\s+pip|conda|mamba)\s+(list|freeze)\b")
+
+TF_DISTRIBUTIONS = frozenset(
+    {
+        "tensorflow",
+        "tensorflow-gpu",
+        "tensorflow-cpu",
+        "tensorflow-intel",
+        "tensorflow-macos",
+        "tensorflow-cpu-aws",
+        "intel-tensorflow",
+    }
+)
+"""Distributions that install the `tensorflow` package itself (tf-nightly* too, by prefix)."""
+
+_MIN_HEADERLESS = 5
+
+
+def _obs(path: str, value: Any, line: int, source: str = NAME) -> Observation:
+    return Observation(path, value, line, source)
+
+
+def is_tensorflow(name: str) -> bool:
+    """Whether a normalised distribution name provides TensorFlow itself."""
+    return name in TF_DISTRIBUTIONS or name.startswith("tf-nightly")
+
+
+def package(name: str, version: str, line: int, source: str = NAME) -> Iterator[Observation]:
+    """python.package for one installed distribution, and the TensorFlow facts when it is TensorFlow."""
+    norm = normalise(name)
+    yield _obs("python.package", (norm, version), line, source)
+    if is_tensorflow(norm):
+        yield _obs("tensorflow.distribution", (norm, version), line, source)
+        if version:
+            yield _obs("tensorflow.version", version, line, source)
+
+
+def parse_row(t: str, kind: str) -> tuple[str, str] | None:
+    """(name, version) of one listing row of `kind` ("pip", "freeze", "conda"), or None."""
+    if kind == "pip":
+        m = _PIP_ROW.fullmatch(t) or _LEGACY_ROW.fullmatch(t)
+        return (m.group(1), m.group(2)) if m else None
+    if kind == "freeze":
+        m = _FREEZE_ROW.fullmatch(t)
+        if m:
+            return m.group(1), m.group(2)
+        m = _URL_ROW.fullmatch(t)
+        if m:
+            wheel = _WHEEL_VERSION.search(m.group(2))
+            return m.group(1), wheel.group(1) if wheel else ""
+        return None
+    m = _CONDA_ROW.fullmatch(t)
+    return (m.group(1), m.group(2)) if m else None
+
+
+def _kind_of(t: str) -> str | None:
+    """The kind of a headerless listing row; versions of digits only are lsmod sizes, counts, prose."""
+    if not (t[:1].isalnum() or t[:1] == "_"):
+        return None
+    if "==" in t or " @ " in t:
+        return "freeze" if parse_row(t, "freeze") else None
+    row = parse_row(t, "pip")
+    if row and len(t.split()) == 2:
+        return None if row[1].isdigit() else "pip"
+    row = parse_row(t, "conda")
+    if row:
+        return None if row[1].isdigit() else "conda"
+    return None
+
+
+def recognise(lines: Sequence[str]) -> Iterator[Observation]:
+    """Observations from every package listing and `pip show` block in the ticket."""
+    mode: str | None = None  # "pip" / "conda" under a header
+    run: list[tuple[int, str, str, str]] = []  # headerless rows: (line, name, version, kind)
+    hint = 0  # line of the last `pip list` / `conda list` command; hint_whole: without a filter
+    hint_whole = False
+    show_name: tuple[int, str] | None = None
+    requirement = -1  # line of the last requirement specifier (">=", "~=", "[extra]")
+    for number, s in numbered(lines):
+        t = s.strip()
+        if mode is not None:
+            if mode == "conda" and t.startswith("#"):
+                continue
+            row = parse_row(t, mode) or (parse_row(t, "pip") if mode == "conda" else None)
+            if row:
+                yield from package(row[0], row[1], number)
+                continue
+            if mode == "pip" and _DASHES.fullmatch(t):
+                continue
+            mode = None
+        if show_name is not None and number - show_name[0] <= 2 and t.startswith("Version:"):
+            version = t[len("Version:") :].strip()
+            if version[:1].isdigit():
+                yield from package(show_name[1], version, show_name[0])
+            show_name = None
+            continue
+        if t.startswith("Name:"):
+            name = t[len("Name:") :].strip()
+            show_name = (number, name) if re.fullmatch(_NAME, name) else None
+            yield from _end_run(run, hint, hint_whole)
+            run = []
+            continue
+        if t.startswith("Package") and _PIP_HEADER.fullmatch(t):
+            yield from _end_run(run, hint, hint_whole)
+            run, mode = [], "pip"
+            yield _obs("python.package_list", "pip list", number)
+            continue
+        conda_env = t.startswith(("# packages in environment at", "packages in environment at"))
+        if conda_env or ("Name" in t and _CONDA_HEADER.fullmatch(t)):
+            yield from _end_run(run, hint, hint_whole)
+            run, mode = [], "conda"
+            if conda_env:
+                yield _obs("python.conda", True, number)
+                yield _obs("python.package_list", "conda list", number)
+            continue
+        kind = _kind_of(t) if t and not is_fence(t) else None
+        if kind is not None and (not run or run[-1][3] == kind):
+            if not run and number - 1 == requirement:
+                requirement = number  # a pin inside a requirements file
+                continue
+            run.append(_row(number, t, kind))
+            continue
+        if kind is None and ("=" in t or "<" in t or ">" in t) and _REQUIREMENT.match(t):
+            # A requirements file: the pins around a ">=" line are wishes, not installed packages.
+            run, hint, requirement = [], 0, number
+            continue
+        yield from _end_run(run, hint, hint_whole)
+        run = []
+        if kind is not None:
+            run.append(_row(number, t, kind))
+            continue
+        command = _LISTING_COMMAND.search(strip_prompt(t)) if ("list" in t or "freeze" in t) else None
+        if command:
+            hint, hint_whole = number, "|" not in t and ">" not in t
+    yield from _end_run(run, hint, hint_whole)
+
+
+def _row(number: int, t: str, kind: str) -> tuple[int, str, str, str]:
+    row = parse_row(t, kind) or ("", "")
+    return number, row[0], row[1], kind
+
+
+def _end_run(run: list[tuple[int, str, str, str]], hint: int, hint_whole: bool) -> Iterator[Observation]:
+    """The observations of a finished headerless run, if it is a listing."""
+    if not run:
+        return
+    after_command = hint and 0 < run[0][0] - hint <= 2
+    if len(run) < _MIN_HEADERLESS and not after_command:
+        return
+    if len(run) >= _MIN_HEADERLESS or hint_whole:
+        yield _obs("python.package_list", "pip freeze" if run[0][3] == "freeze" else "pip list", run[0][0])
+    for number, name, version, _kind in run:
+        yield from package(name, version, number)

@@ -1,0 +1,77 @@
+"""What the user says in words: "TensorFlow 2.11", "Windows 11", "Python 3.9", "WSL2", "RTX 3080".
+
+Claims, not measurements: the assembler takes a fact from here only when no tool output in the
+ticket gives it. Each pattern needs a version-shaped token, so prose without one says nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from tfdoctor.triage.observe import Observation
+from tfdoctor.triage.recognisers._text import numbered
+
+NAME = "ticket prose"
+
+_TF = re.compile(
+    r"\b(?:tensorflow(?:-gpu)?|TF)(?:\s*(?:version)?\s*(?:==|=|:|v)?\s*)(?P<v>2\.\d{1,2}(?:\.\d{1,2})?"
+    r"(?:rc\d)?)\b",
+    re.IGNORECASE,
+)
+_PY = re.compile(r"\bPython\s*(?:version)?\s*:?\s*(?P<v>3\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE)
+_WIN = re.compile(
+    r"\b(?:Windows|Win)\s*(?:10|11|Server)\b|\bnative Windows\b|\bwin(?:10|11)\b", re.IGNORECASE
+)
+_WSL = re.compile(r"\bWSL\s*(?P<v>[12])?\b")
+_LINUX = re.compile(
+    r"\b(?P<d>Ubuntu|Debian|CentOS|Rocky Linux|Fedora|RHEL|Linux Mint|Pop!_OS|Arch Linux)"
+    r"(?:\s+(?P<v>\d{1,2}(?:\.\d{1,2})?))?",
+    re.IGNORECASE,
+)
+_MAC = re.compile(r"\bmacOS\b|\bMac ?OS X\b|\bApple (?:M1|M2|M3|Silicon)\b", re.IGNORECASE)
+_GPU = re.compile(
+    r"\b(?P<g>(?:GeForce |NVIDIA |Quadro )?(?:RTX|GTX|Tesla|Titan|Quadro)\s?[A-Z]?\d{3,4}[A-Za-z]*"
+    r"(?: Ti| SUPER)?|(?:NVIDIA )?(?:A100|H100|H200|V100|P100|T4|L4|L40S?|A10G?|A6000|K80)\b)"
+)
+_CONDA = re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE)
+
+
+def recognise(lines: Sequence[str]) -> Iterator[Observation]:
+    """The first claim of each kind."""
+    done: set[str] = set()
+    for number, line in numbered(lines):
+        if not line or len(line) > 2000:
+            continue
+        for path, value in _claims(line):
+            if path not in done:
+                done.add(path)
+                yield Observation(path, value, number, NAME)
+
+
+def _claims(line: str) -> Iterator[tuple[str, object]]:
+    tf = _TF.search(line)
+    if tf:
+        yield "tensorflow.version", tf.group("v")
+    py = _PY.search(line)
+    if py:
+        yield "python.version", py.group("v")
+    wsl = _WSL.search(line)
+    if wsl:
+        yield "platform.is_wsl", True
+        yield "platform.system", "Linux"
+        if wsl.group("v"):
+            yield "platform.wsl_version", int(wsl.group("v"))
+    elif _WIN.search(line):
+        yield "platform.system", "Windows"
+    linux = _LINUX.search(line)
+    if linux:
+        yield "platform.system", "Linux"
+        yield "platform.distro", " ".join(p for p in (linux.group("d"), linux.group("v")) if p)
+    if _MAC.search(line):
+        yield "platform.system", "Darwin"
+    gpu = _GPU.search(line)
+    if gpu:
+        yield "intent.gpu", gpu.group("g")
+    if _CONDA.search(line):
+        yield "python.conda", True

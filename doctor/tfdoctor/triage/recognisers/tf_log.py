@@ -1,0 +1,108 @@
+"""TensorFlow's own output: its log lines, tracebacks and device lists.
+
+The known failure lines are smoke/logmap.py's (the same table the smoke child's log is read
+with). Besides them: the GPUs TensorFlow registered ("Created device ... name: ..., compute
+capability: 7.5"; "Found device 0 with properties: ... name: ... computeCapability: 6.1"), an
+empty GPU list printed by `tf.config.list_physical_devices('GPU')`, and what paths in a
+traceback give away: the Python version (.../python3.8/site-packages/tensorflow/...) and a
+Windows interpreter (C:\\...\\site-packages).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from tfdoctor.facts import LogCause
+from tfdoctor.smoke import logmap
+from tfdoctor.triage.observe import Observation
+from tfdoctor.triage.recognisers._text import numbered
+
+NAME = "tensorflow log"
+
+_CREATED = re.compile(
+    r"Created (?:TensorFlow )?device \S*?(?:GPU|gpu):(?P<i>\d+)\b.*?name: (?P<name>[^,]+)"
+    r"(?:, pci bus id: (?P<bus>[0-9a-fA-F:.]+))?(?:, compute capability: (?P<cc>\d+\.\d+))?"
+)
+_FOUND = re.compile(
+    r"Found device (?P<i>\d+) with properties:\s*(?:pciBusID: (?P<bus>\S+)\s+)?name: "
+    r"(?P<name>.+?)\s+computeCapability: (?P<cc>\d+\.\d+)"
+)
+_FOUND_HEAD = re.compile(r"Found device (?P<i>\d+) with properties:\s*$")
+_PROPS = re.compile(
+    r"(?:pciBusID: (?P<bus>\S+)\s+)?name: (?P<name>.+?)\s+computeCapability: (?P<cc>\d+\.\d+)"
+)
+_GPU_REPR = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(?P<i>\d+)'")
+_EMPTY_LIST = re.compile(
+    r"^(?:\[\]|Num GPUs Available:?\s*0|GPUs?:?\s*\[\]|.*list_physical_devices\(.*\).*\[\]\s*$)"
+)
+_SITE = re.compile(r"[/\\](?:lib[/\\])?python(?P<v>3\.\d{1,2})[/\\](?:site|dist)-packages[/\\]")
+_WIN_SITE = re.compile(r"[A-Za-z]:\\.*\\(?:Lib\\)?site-packages\\", re.IGNORECASE)
+_WIN_PY = re.compile(r"\\Python(?P<v>3)(?P<m>\d{1,2})\\", re.IGNORECASE)
+_OPENED = re.compile(r"Successfully opened (?:dynamic|CUDA) library (?P<lib>lib\S+?\.so[.\d]*)")
+_LD_PATH = re.compile(r"dlerror: .*?; LD_LIBRARY_PATH: (?P<v>\S*)")
+
+
+def recognise(lines: Sequence[str]) -> Iterator[Observation]:
+    """Log causes, registered GPUs, an empty GPU list, the Python version and OS from paths."""
+    seen_causes: set[tuple[str, str | None]] = set()
+    python_seen = windows_seen = ld_seen = False
+    pending_found: str | None = None
+    for number, line in numbered(lines):
+        if not line:
+            continue
+        hit = logmap.recognise(line)
+        if hit and hit not in seen_causes:
+            seen_causes.add(hit)
+            yield Observation(
+                "log.cause", LogCause(id=hit[0], line=line.strip()[:500], subject=hit[1]), number, NAME
+            )
+        if pending_found is not None:
+            props = _PROPS.search(line)
+            if props:
+                yield _gpu(pending_found, props.group("name"), props.group("cc"), props.group("bus"), number)
+            pending_found = None
+        if "device" in line:
+            m = _CREATED.search(line) or _FOUND.search(line)
+            if m:
+                yield _gpu(
+                    m.group("i"), m.group("name"), m.groupdict().get("cc"), m.groupdict().get("bus"), number
+                )
+            else:
+                head = _FOUND_HEAD.search(line)
+                pending_found = head.group("i") if head else None
+        repr_hit = _GPU_REPR.search(line) if "physical_device:GPU" in line else None
+        if repr_hit:
+            yield Observation("log.gpu_device", {"index": int(repr_hit.group("i"))}, number, NAME)
+        if _EMPTY_LIST.match(line.strip()):
+            yield Observation("log.gpu_list", 0, number, NAME)
+        if "ython" in line and not python_seen:
+            site = _SITE.search(line)
+            if site:
+                python_seen = True
+                yield Observation("python.version", site.group("v"), number, NAME)
+        if "site-packages" in line and not windows_seen and _WIN_SITE.search(line):
+            windows_seen = True
+            yield Observation("platform.system", "Windows", number, NAME)
+            py = _WIN_PY.search(line)
+            if py and not python_seen:
+                python_seen = True
+                yield Observation("python.version", f"{py.group('v')}.{py.group('m')}", number, NAME)
+        if "Successfully opened" in line:
+            opened = _OPENED.search(line)
+            if opened and opened.group("lib").startswith("libcuda.so"):
+                yield Observation("log.libcuda_loaded", opened.group("lib"), number, NAME)
+        if not ld_seen and "LD_LIBRARY_PATH:" in line:
+            ld = _LD_PATH.search(line)
+            if ld:
+                ld_seen = True
+                yield Observation("env", ("LD_LIBRARY_PATH", ld.group("v")), number, NAME)
+
+
+def _gpu(index: str, name: str, cc: str | None, bus: str | None, number: int) -> Observation:
+    value: dict[str, object] = {"index": int(index), "name": name.strip()}
+    if cc:
+        value["compute_capability"] = cc
+    if bus:
+        value["pci_bus_id"] = bus
+    return Observation("log.gpu_device", value, number, NAME)
