@@ -1,88 +1,40 @@
-"""The command line: thin commands over the library.
+"""The command line: the one place that assembles the command group.
 
-Module scope imports click, the stdlib and the light command modules of `fix`, `report` and
-`fleet`; everything heavy is imported inside command bodies (a test pins that importing this
-module loads no tensorflow, textual or pynvml).
+Commands live in their own modules (fixing/commands.py, share/commands.py, triage/command.py,
+and replay / checks / explain here) and share helpers through tfdoctor.cmdkit; none of them
+imports this module back. Module scope imports click, the stdlib and those light modules;
+everything heavy is imported inside command bodies (a test pins that importing this module
+loads no tensorflow, textual or pynvml).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from tfdoctor import __version__
+from tfdoctor.cmdkit import (
+    ToolFailure,
+    check_writable,
+    diagnose_with_progress,
+    emit,
+    judge_options,
+    parse_only,
+    resolve_python,
+    save_facts,
+)
+from tfdoctor.completion import complete_ids, complete_recipes
 from tfdoctor.exit_codes import ExitCode
 from tfdoctor.fixing.commands import fix
-from tfdoctor.share.commands import fleet, prometheus_option, report
-
-if TYPE_CHECKING:
-    from tfdoctor.report import Report
-
-FAIL_ON = click.Choice(["error", "warning", "info"])
-
-
-def judge_options(func: Any) -> Any:
-    """Options shared by the live run and replay: how the verdict is judged and printed."""
-    func = click.option("--json", "as_json", is_flag=True,
-                        help="Write one JSON document (docs/json-report.md) to stdout.")(func)
-    func = click.option("--fail-on", type=FAIL_ON, default="error", show_default=True,
-                        help="Lowest severity that makes the exit code 1.")(func)
-    func = click.option("--expect-gpus", type=click.IntRange(min=0), default=None,
-                        help="Fail when TensorFlow can use fewer GPUs than this.")(func)
-    func = click.option("-v", "--verbose", is_flag=True,
-                        help="Also show info findings and passing checks.")(func)
-    return prometheus_option(func)
-
-
-def resolve_python(value: str | None) -> str:
-    """The target interpreter's path; a bad one is a usage error, not a finding."""
-    from tfdoctor.errors import InterpreterError
-
-    if value is None:
-        return sys.executable
-    found = value if os.sep in value else shutil.which(value)
-    if not found or not Path(found).exists():
-        raise InterpreterError(f"--python {value}: no such interpreter")
-    if Path(found).is_dir() or not os.access(found, os.X_OK):
-        raise InterpreterError(f"--python {value}: not an executable file")
-    return os.path.abspath(found)
-
-
-def emit(report: Report, *, as_json: bool, verbose: bool, fail_on: str,
-         prometheus_textfile: Path | None = None) -> ExitCode:
-    """Write the report to stdout (and metrics) and decide the exit code: the only place."""
-    from tfdoctor.console import color_enabled
-    from tfdoctor.exit_codes import exit_code_for
-    from tfdoctor.render_text import render_text
-
-    code = exit_code_for(report, fail_on)
-    if prometheus_textfile is not None:  # before stdout: a write failure must not contradict it
-        from tfdoctor.share.prometheus import write_prometheus_textfile
-
-        write_prometheus_textfile(report, prometheus_textfile, exit_code=int(code))
-    if as_json:
-        click.echo(json.dumps(report.to_dict(exit_code=int(code)), indent=2))
-    else:
-        click.echo(render_text(report, verbose=verbose, color=color_enabled(sys.stdout)), nl=False)
-    return code
-
-
-class ToolFailure(click.ClickException):
-    """A TfdoctorError at the command edge: one line on stderr, exit code 2."""
-
-    exit_code = ExitCode.USAGE
-
-    def show(self, file: Any = None) -> None:
-        from tfdoctor.console import error
-
-        error(self.message)
+from tfdoctor.integrations_cmd import integrations
+from tfdoctor.share.commands import fleet, report
+from tfdoctor.triage.command import triage
 
 
 class DoctorGroup(click.Group):
@@ -102,7 +54,8 @@ class DoctorGroup(click.Group):
 @click.version_option(__version__, prog_name="tfdoctor")
 @click.option("--quick", is_flag=True, help="Static checks only: never import TensorFlow.")
 @click.option("--no-smoke", is_flag=True, help="Same as --quick.")
-@click.option("--only", metavar="RECIPE,...", help="Run only these smoke recipes (see docs/smoke.md).")
+@click.option("--only", metavar="RECIPE,...", shell_complete=complete_recipes,
+              help="Run only these smoke recipes (see docs/smoke.md).")
 @click.option("--budget", type=click.FloatRange(min=1), default=300.0, show_default=True,
               metavar="SECONDS", help="Time limit for all smoke work together.")
 @click.option("--python", "python", metavar="PATH",
@@ -149,52 +102,6 @@ def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budge
                   prometheus_textfile=prometheus_textfile))
 
 
-def check_writable(path: Path | None) -> None:
-    """A usage error now if an output file could not be written later."""
-    from tfdoctor.errors import OutputFileError
-
-    if path is None:
-        return
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise OutputFileError(path, f"directory {parent} does not exist or is not writable")
-
-
-def save_facts(path: Path, report: Report) -> None:
-    """--save: the replayable facts, written atomically, readable by the owner only."""
-    from tfdoctor.files import write_atomic
-
-    write_atomic(path, json.dumps(report.facts.to_dict(), indent=2) + "\n")
-
-
-def parse_only(value: str | None) -> tuple[str, ...] | None:
-    """--only a,b: known recipe names, or a usage error naming the known ones."""
-    if value is None:
-        return None
-    from tfdoctor.smoke import RECIPES
-
-    names = tuple(n.strip() for n in value.split(",") if n.strip())
-    unknown = [n for n in names if n not in RECIPES]
-    if unknown or not names:
-        raise click.BadParameter(f"unknown recipe {', '.join(unknown) or '(none)'}; "
-                                 f"known: {', '.join(RECIPES)}", param_hint="--only")
-    return names
-
-
-def diagnose_with_progress(host: Any, config: Any, smoke: Any) -> Report:
-    """The diagnosis, with progress on stderr for the slow parts when stderr is a terminal."""
-    from tfdoctor.console import progress, progress_done
-    from tfdoctor.diagnose import diagnose
-
-    progress("tfdoctor: probing driver, CUDA, libraries and TensorFlow ...")
-    try:
-        return diagnose(host, config, smoke=smoke, progress=lambda name: progress(
-            f"tfdoctor: {name} probed"), smoke_progress=lambda recipe, elapsed: progress(
-            f"tfdoctor: smoke {recipe} ({elapsed:.0f} s)"))
-    finally:
-        progress_done()
-
-
 @cli.command()
 @click.argument("file", type=click.Path(path_type=Path))
 @judge_options
@@ -228,7 +135,7 @@ def list_checks(as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("id")
+@click.argument("id", shell_complete=complete_ids)
 def explain(id: str) -> None:
     """Explain a check or a finding id: what it looks at and why."""
     from tfdoctor.errors import TfdoctorError
@@ -248,6 +155,8 @@ def explain(id: str) -> None:
 cli.add_command(fix)
 cli.add_command(report)
 cli.add_command(fleet)
+cli.add_command(triage)
+cli.add_command(integrations)
 
 
 def _stop(signum: int, _frame: object) -> None:

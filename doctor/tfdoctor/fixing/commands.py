@@ -36,7 +36,7 @@ def fix(ctx: click.Context, python: str | None, do_apply: bool, yes: bool, allow
 
     Journal and backups: $XDG_STATE_HOME/tfdoctor (default ~/.local/state/tfdoctor).
     """
-    from tfdoctor.cli import resolve_python
+    from tfdoctor.cmdkit import resolve_python
     from tfdoctor.errors import FixError
 
     if undo and (do_apply or plan_file):

@@ -1,6 +1,6 @@
 """Commands `tfdoctor report` and `tfdoctor fleet`, and the --prometheus-textfile option.
 
-Thin click commands over tfdoctor.share; registered on the main group by tfdoctor.cli.
+Thin click commands over tfdoctor.share; registered on the main group by tfdoctor.cli (which they never import).
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def _facts(
 
         facts, config = load_facts_file(from_file)
         return facts, config if expect_gpus is None else CheckConfig(expect_gpus=expect_gpus)
-    from tfdoctor.cli import diagnose_with_progress, resolve_python
+    from tfdoctor.cmdkit import diagnose_with_progress, resolve_python
     from tfdoctor.diagnose import SmokeOptions
     from tfdoctor.host import host_from_environment
 

@@ -48,6 +48,7 @@ PATHS: dict[str, str] = {
     "python.conda": "bool: the environment is a conda environment",
     # libraries (ldconfig -p, TF log)
     "library.ldconfig": "tuple[str, str]: (soname, path) of an ldconfig -p entry",
+    "library.file": "str: path of a CUDA library file the ticket lists on disk (collect_env cuDNN, tf_env cuda libs)",
     # platform (uname -a, /etc/os-release, collect_env)
     "platform.system": "str: e.g. 'Linux', 'Windows'",
     "platform.release": "str: kernel release",
@@ -65,6 +66,8 @@ PATHS: dict[str, str] = {
     "log.cause": "LogCause: a recognised TensorFlow/XLA log line",
     "log.gpu_device": "dict: a GPU TensorFlow itself registered (name, compute_capability, pci_bus_id)",
     "log.gpu_list": "int: the number of GPUs TensorFlow listed (list_physical_devices output)",
+    "log.libcuda_loaded": "str: TensorFlow's log says it opened libcuda (the driver library loads)",
+    "intent.gpu": "str: a GPU the user says they have (prose): the ticket is about using a GPU",
 }
 """Every path an observation may name, with the value it carries."""
 

@@ -1,0 +1,265 @@
+"""Observations -> a partial Facts document: what the ticket shows, and unknown everywhere else.
+
+The first observation of a fact wins, in recogniser order (tool output before the user's
+prose). Every fact no observation names is listed in `Facts.unknown`; where the ticket shows
+a whole listing (`pip list`, an `nvidia-smi` table) absence inside it is real absence.
+Build facts the ticket lacks are taken from the tested build configuration of the TensorFlow
+release it names, and `provenance` says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tfdoctor import __version__, compat
+from tfdoctor.facts import (
+    SCHEMA_VERSION,
+    DriverFacts,
+    Facts,
+    GpuFacts,
+    HostFacts,
+    LogCause,
+    PlatformFacts,
+    PythonFacts,
+    RecipeResult,
+    SmokeDevice,
+    SmokeFacts,
+    TensorFlowFacts,
+    ToolkitFacts,
+)
+from tfdoctor.facts import Distribution as Dist
+from tfdoctor.triage.observe import Observation
+
+CPU_ONLY = {"tensorflow-cpu", "tensorflow-cpu-aws", "tf-nightly-cpu", "tensorflow-intel", "intel-tensorflow",
+            "tensorflow-macos"}
+GPU_FIELDS = {f for f in GpuFacts.__dataclass_fields__ if f not in ("index", "errors")}
+
+
+class _Seen:
+    """First value per path, with where it came from."""
+
+    def __init__(self, observations: Iterable[Observation]) -> None:
+        self.all = list(observations)
+        self.first: dict[str, Observation] = {}
+        for ob in self.all:
+            self.first.setdefault(ob.path, ob)
+
+    def get(self, path: str) -> Any:
+        ob = self.first.get(path)
+        return ob.value if ob else None
+
+    def has(self, *paths: str) -> bool:
+        return any(p in self.first for p in paths)
+
+    def each(self, path: str) -> list[Observation]:
+        return [ob for ob in self.all if ob.path == path]
+
+    def where(self, path: str) -> str | None:
+        ob = self.first.get(path)
+        return f"{ob.source}, line {ob.line}" if ob else None
+
+
+def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
+    """The partial facts of one ticket."""
+    seen = _Seen(observations)
+    unknown: list[str] = []
+    provenance: dict[str, str] = {}
+
+    def note(fact: str, path: str) -> None:
+        where = seen.where(path)
+        if where:
+            provenance.setdefault(fact, where)
+
+    python = _python(seen, unknown, note)
+    platform = _platform(seen, unknown, note)
+    driver = _driver(seen, unknown, note)
+    tensorflow = _tensorflow(seen, python, platform, unknown, note, provenance)
+    toolkits = _toolkits(seen, unknown, note)
+    env: dict[str, str] = {}
+    for ob in seen.each("env"):
+        name, value = ob.value
+        env.setdefault(name, value)
+        provenance.setdefault(f"env.{name}", f"{ob.source}, line {ob.line}")
+    unknown.append("env")
+    host = HostFacts(kernel_log=tuple(str(ob.value) for ob in seen.each("host.kernel_log"))[:20])
+    if not seen.has("host.kernel_log"):
+        unknown.append("host")
+    if seen.get("intent.gpu"):
+        provenance["intent.gpu"] = f"{seen.get('intent.gpu')} ({seen.where('intent.gpu')})"
+    unknown += ["cuda_driver", "libraries", "xla", "driver.device_nodes"]
+    smoke = _smoke(seen, tensorflow)
+    return Facts(
+        schema_version=SCHEMA_VERSION, tool_version=__version__, collected_at=collected_at,
+        python=python, platform=platform, env=env, driver=driver, tensorflow=tensorflow,
+        smoke=smoke, toolkits=toolkits, host=host,
+        unknown=tuple(dict.fromkeys(unknown)), provenance=provenance,
+    )
+
+
+def _python(seen: _Seen, unknown: list[str], note: Any) -> PythonFacts:
+    packages: dict[str, str] = {}
+    for ob in seen.each("python.package"):
+        name, version = ob.value
+        packages.setdefault(name, version)
+    for ob in seen.each("tensorflow.distribution"):
+        name, version = ob.value
+        packages.setdefault(name, version)
+    if not seen.has("python.package_list"):
+        unknown.append("python.packages")
+    else:
+        note("python.packages", "python.package_list")
+    version = seen.get("python.version")
+    if version is None:
+        unknown.append("python.version")
+    note("python.version", "python.version")
+    return PythonFacts(executable=seen.get("python.executable") or "python (from the ticket)",
+                       version=version, packages=packages, is_conda=seen.get("python.conda"))
+
+
+def _platform(seen: _Seen, unknown: list[str], note: Any) -> PlatformFacts:
+    fields = {}
+    for name in ("system", "release", "machine", "distro", "glibc", "cpu_flags", "in_container", "is_wsl"):
+        value = seen.get(f"platform.{name}")
+        if value is None and name == "is_wsl" and seen.get("platform.system") == "Windows":
+            value = False
+        if isinstance(value, list):
+            value = tuple(value)
+        fields[name] = value
+        path = f"platform.{name}"
+        note(path, path)
+        if value is None and path in ("platform.system", "platform.machine", "platform.distro",
+                                      "platform.glibc", "platform.cpu_flags", "platform.in_container",
+                                      "platform.is_wsl"):
+            unknown.append(path)
+    if seen.get("platform.wsl_version") == 1:
+        fields["is_wsl"] = True
+    return PlatformFacts(**fields)
+
+
+def _driver(seen: _Seen, unknown: list[str], note: Any) -> DriverFacts:
+    gpus: list[GpuFacts] = []
+    for ob in seen.each("driver.gpu"):
+        value = dict(ob.value)
+        index = value.pop("index", len(gpus))
+        if any(g.index == index for g in gpus):
+            continue
+        gpus.append(GpuFacts(index=int(index), **{k: v for k, v in value.items() if k in GPU_FIELDS}))
+    if not gpus and not seen.has("driver.gpu", "driver.device_count", "driver.nvml_error"):
+        # TensorFlow registered these GPUs, so a driver runs them.
+        for ob in seen.each("log.gpu_device"):
+            value = ob.value
+            if "name" in value and all(g.index != value["index"] for g in gpus):
+                gpus.append(GpuFacts(index=value["index"], name=value["name"],
+                                     compute_capability=value.get("compute_capability"),
+                                     pci_bus_id=value.get("pci_bus_id")))
+    nvml_error = seen.get("driver.nvml_error")
+    count = seen.get("driver.device_count")
+    if count is None and gpus:
+        count = len(gpus)
+    listed = seen.has("driver.gpu", "driver.device_count", "driver.nvml_error") or bool(gpus)
+    if not listed and not seen.has("driver.driver_version", "driver.nvidia_smi_error"):
+        unknown.append("driver")
+    elif not listed:
+        unknown.append("driver.gpus")
+    module = seen.has("driver.kernel_module_version", "driver.nvidia_module_loaded", "driver.nouveau_loaded",
+                      "driver.nvidia_modules")
+    if not module:
+        unknown.append("driver.kernel_module")
+    for path in ("driver.driver_version", "driver.cuda_driver_version", "driver.nvml_error",
+                 "driver.kernel_module_version"):
+        note(path, path)
+    loaded = seen.get("driver.nvidia_module_loaded")
+    return DriverFacts(
+        nvml_error=nvml_error, driver_version=seen.get("driver.driver_version"),
+        cuda_driver_version=seen.get("driver.cuda_driver_version"),
+        kernel_module_version=seen.get("driver.kernel_module_version"),
+        kernel_module_open=seen.get("driver.kernel_module_open"),
+        nvml_library_version=seen.get("driver.nvml_library_version"),
+        nouveau_loaded=bool(seen.get("driver.nouveau_loaded")),
+        nvidia_module_loaded=bool(loaded) or bool(seen.get("driver.kernel_module_version")),
+        nvidia_modules=tuple(seen.get("driver.nvidia_modules") or ()),
+        secure_boot=seen.get("driver.secure_boot"),
+        nvidia_smi_error=seen.get("driver.nvidia_smi_error"),
+        gpus=tuple(sorted(gpus, key=lambda g: g.index)), device_count=count,
+    )
+
+
+def _tensorflow(seen: _Seen, python: PythonFacts, platform: PlatformFacts, unknown: list[str],
+                note: Any, provenance: dict[str, str]) -> TensorFlowFacts | None:
+    dists: list[Dist] = []
+    for ob in seen.each("tensorflow.distribution"):
+        name, version = ob.value
+        if all(d.name != name for d in dists):
+            dists.append(Dist(name=name, version=version))
+    listing = seen.has("python.package_list")
+    version = next((d.version for d in dists if d.name not in CPU_ONLY), None) or (
+        dists[0].version if dists else None) or seen.get("tensorflow.version")
+    if not dists and not listing:
+        unknown.append("tensorflow.distributions")
+    if version is None:
+        if listing and not dists:
+            return None  # a whole package listing without TensorFlow: it is not installed
+        unknown.append("tensorflow")
+        return None
+    provenance["tensorflow.version"] = seen.where("tensorflow.distribution") or seen.where(
+        "tensorflow.version") or ""
+    is_cuda = seen.get("tensorflow.is_cuda_build")
+    note("tensorflow.is_cuda_build", "tensorflow.is_cuda_build")
+    if is_cuda is None and dists and all(d.name in CPU_ONLY for d in dists):
+        is_cuda = False
+        provenance["tensorflow.is_cuda_build"] = "a CPU-only distribution (" + dists[0].name + ")"
+    cuda, cudnn = seen.get("tensorflow.cuda_version"), seen.get("tensorflow.cudnn_version")
+    ccs = seen.get("tensorflow.compute_capabilities")
+    release = compat.tf_release(version)
+    if release is not None and is_cuda is not False:
+        if cuda is None and release.cuda:
+            cuda = release.cuda_build or release.cuda
+            provenance["tensorflow.cuda_version"] = (
+                f"tested build configuration of TensorFlow {release.version}")
+        if cudnn is None and release.cudnn:
+            cudnn = release.cudnn_compiled or release.cudnn
+            provenance["tensorflow.cudnn_version"] = provenance["tensorflow.cuda_version"] = (
+                f"tested build configuration of TensorFlow {release.version}")
+        if ccs is None and release.compute_capabilities:
+            ccs = release.compute_capabilities
+    if is_cuda is None and cuda is None:
+        unknown.append("tensorflow.build")
+    return TensorFlowFacts(
+        distributions=tuple(dists), version=version, is_cuda_build=is_cuda, cuda_version=cuda,
+        cudnn_version=cudnn, compute_capabilities=tuple(ccs or ()),
+        requirements=dict(release.requires) if release else {},
+    )
+
+
+def _toolkits(seen: _Seen, unknown: list[str], note: Any) -> tuple[ToolkitFacts, ...]:
+    out = []
+    nvcc = seen.get("toolkit.nvcc_version")
+    if nvcc:
+        out.append(ToolkitFacts(path=None, version=str(nvcc), via="ticket"))
+        note("toolkits", "toolkit.nvcc_version")
+    for ob in seen.each("toolkit.dir"):
+        out.append(ToolkitFacts(path=str(ob.value), version=None, via="ticket"))
+    if not out:
+        unknown.append("toolkits")
+    return tuple(out)
+
+
+def _smoke(seen: _Seen, tf: TensorFlowFacts | None) -> SmokeFacts | None:
+    """TensorFlow's own output in the ticket, as a smoke run that was not ours (outcome "ticket")."""
+    causes = tuple(ob.value for ob in seen.each("log.cause") if isinstance(ob.value, LogCause))
+    devices: list[SmokeDevice] = []
+    for ob in seen.each("log.gpu_device"):
+        value = ob.value
+        name = f"GPU:{value.get('index', len(devices))}"
+        if any(d.name == name for d in devices):
+            continue
+        devices.append(SmokeDevice(name=name, device_type="GPU", model=value.get("name"),
+                                   compute_capability=value.get("compute_capability")))
+    listed = bool(devices) or seen.has("log.gpu_list")
+    if not causes and not listed:
+        return None
+    recipes = (RecipeResult(name="devices", status="passed"),) if listed else ()
+    return SmokeFacts(python="(ticket)", outcome="ticket", tf_version=tf.version if tf else None,
+                      is_cuda_build=tf.is_cuda_build if tf else None, devices=tuple(devices),
+                      recipes=recipes, causes=causes)

@@ -1,0 +1,67 @@
+"""`tfdoctor triage [FILE ...|-]`: the click command (thin: reading, then triage, then emit)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("files", nargs=-1, metavar="[FILE ...|-]")
+@click.option("--json", "as_json", is_flag=True, help="Write one JSON document (docs/json-report.md).")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="error",
+              show_default=True, help="Lowest severity that makes the exit code 1.")
+@click.option("-v", "--verbose", is_flag=True, help="Also show info findings and passing checks.")
+@click.option("--save", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Also save the partial facts (replay them with `tfdoctor replay`).")
+@click.pass_context
+def triage(ctx: click.Context, files: tuple[str, ...], as_json: bool, fail_on: str, verbose: bool,
+           save: Path | None) -> None:
+    """Diagnose pasted ticket text: TensorFlow logs and tracebacks, nvidia-smi, pip list / freeze /
+    conda list, build info, ldconfig -p, dmesg, lsmod, nvcc --version, uname -a, os-release,
+    PyTorch's collect_env and tf_env_collect.sh output, in any mix.
+
+    Facts the text does not show stay unknown (never absent); the report ends with what to ask
+    the user for. Reads standard input when FILE is - or absent.
+    """
+    from tfdoctor.cmdkit import check_writable, emit, save_facts
+    from tfdoctor.console import note
+    from tfdoctor.report import build_report
+    from tfdoctor.triage import triage_facts
+    from tfdoctor.triage.read import read_inputs
+
+    if not files and sys.stdin.isatty():
+        raise click.UsageError("give the ticket's text files, or - to read standard input")
+    check_writable(save)
+    texts = read_inputs(list(files), sys.stdin.buffer)
+    facts, observations = triage_facts(texts)
+    report = build_report(facts)
+    if not observations:
+        note("tfdoctor triage: nothing in this text is output triage recognises (a TensorFlow log, "
+             "nvidia-smi, pip list, ...): every check could not check")
+    if save:
+        save_facts(save, report)
+    if not as_json:
+        click.echo(read_summary(observations), nl=False)
+    ctx.exit(emit(report, as_json=as_json, verbose=verbose, fail_on=fail_on))
+
+
+def read_summary(observations: list) -> str:
+    """Which recognisers read what, and from which lines: "nvidia-smi (lines 3-21)"."""
+    spans: dict[str, list[int]] = {}
+    for ob in observations:
+        spans.setdefault(ob.source, []).append(ob.line)
+    if not spans:
+        return "Read from the ticket: nothing recognised\n\n"
+    parts = [f"{src} (line{'s' if len(set(ls)) > 1 else ''} {_span(ls)})" for src, ls in spans.items()]
+    return "Read from the ticket: " + "; ".join(parts) + "\n\n"
+
+
+def _span(lines: list[int]) -> str:
+    low, high = min(lines), max(lines)
+    return str(low) if low == high else f"{low}-{high}"
+
+
+
