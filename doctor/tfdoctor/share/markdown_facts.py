@@ -184,7 +184,7 @@ def libraries_section(facts: Facts) -> list[str]:
         version = lib.version and f"{lib.version} ({lib.version_source})"
         lines.append(
             f"| {code(lib.soname)} | {code(version or lib.error or '?')} | "
-            f"{lib.origin or ''} | {lib.found_via or ''} | "
+            f"{esc(lib.origin or '')} | {esc(lib.found_via or '')} | "
             f"{code(lib.path) if lib.path else '**not found**'} |"
         )
     return [*lines, ""]

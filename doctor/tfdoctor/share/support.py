@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tfdoctor.docload import printable
 from tfdoctor.errors import TfdoctorError
 from tfdoctor.exit_codes import exit_code_for
 from tfdoctor.facts import Facts
@@ -48,7 +49,12 @@ def make_support_report(
             )
     from tfdoctor.compat import tables_checked
 
-    markdown = render_markdown(report, code, redaction_line(redactor), tables_checked(), notes)
+    # Every field is escaped where it is written; this pass is the guarantee: no control
+    # character from the facts reaches a terminal that shows the file (docload.printable).
+    markdown = printable(
+        render_markdown(report, code, redaction_line(redactor), tables_checked(), notes),
+        keep_newlines=True,
+    )
     document = json.dumps(report.to_dict(exit_code=code), indent=2) + "\n"
     if redactor:
         left = redactor.leftovers(markdown) + redactor.leftovers(document)
