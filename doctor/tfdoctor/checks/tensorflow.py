@@ -98,7 +98,7 @@ def tf_gpu_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         return
     system = (facts.platform.system or "").lower()
     v = version(tf.version)
-    if system == "windows" and v and v >= Version("2.11") and wants_gpu(facts):
+    if system == "windows" and v and v >= Version("2.11") and (wants_gpu(facts) or wants_gpu_signs(facts)):
         yield Finding(
             "tf-windows-native-gpu", Severity.ERROR,
             f"TensorFlow {tf.version} has no GPU support on native Windows (2.10 was the last).",

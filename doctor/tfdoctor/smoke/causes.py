@@ -168,6 +168,48 @@ CAUSES: dict[str, CauseInfo] = {
         "64-bit, on a supported OS.",
         "https://www.tensorflow.org/install/source#gpu",
     ),
+    "keras-tf-mismatch": CauseInfo(
+        Severity.ERROR,
+        "Keras and TensorFlow are of different releases ('Another metric with the same name already "
+        "exists' is what a keras newer than TensorFlow raises at import).",
+        "Install the keras of TensorFlow's own minor version (pip install 'keras~=<TF major.minor>.0').",
+        "https://github.com/keras-team/keras/issues/15579",
+    ),
+    "keras-src-missing": CauseInfo(
+        Severity.ERROR,
+        "A package needs a newer Keras: keras.src exists from Keras 2.13 on.",
+        "Upgrade keras (and TensorFlow with it), or install the release of the package that "
+        "matches this Keras.",
+        None,
+    ),
+    "ml-dtypes-mismatch": CauseInfo(
+        Severity.ERROR,
+        "The installed ml-dtypes is not the one this TensorFlow release expects.",
+        "Install the ml-dtypes range TensorFlow pins (pip show tensorflow lists it).",
+        None,
+    ),
+    "tf-internal-api-mismatch": CauseInfo(
+        Severity.ERROR,
+        "A package built for another TensorFlow release (keras, tensorflow-estimator, "
+        "tensorflow-hub, tf-nightly companions) calls TensorFlow internals this release lacks.",
+        "Install keras, tensorflow-estimator and the other tensorflow-* packages of the same "
+        "release as TensorFlow.",
+        None,
+    ),
+    "ptx-isa-too-old-for-gpu": CauseInfo(
+        Severity.ERROR,
+        "This TensorFlow's compiler cannot target the GPU's architecture: the GPU is newer than "
+        "this TensorFlow release.",
+        "Install a TensorFlow release built for this GPU generation (a newer release, or NVIDIA's "
+        "TensorFlow container).",
+        TF_PIP,
+    ),
+    "pip-dependency-conflict": CauseInfo(
+        Severity.ERROR,
+        "pip reports installed packages outside what TensorFlow requires.",
+        "Install the versions TensorFlow requires (the 'requires' part of pip's message).",
+        None,
+    ),
     "cudnn-handle-failed": CauseInfo(
         Severity.ERROR,
         "cuDNN could not create its handle or pick a convolution algorithm: the GPU's memory is "
@@ -218,7 +260,8 @@ CAUSES: dict[str, CauseInfo] = {
     ),
     "cudnn-failed": CauseInfo(
         Severity.ERROR,
-        "cuDNN failed to initialise or run (often out of GPU memory or a mismatched cuDNN).",
+        "cuDNN failed to initialise or was not usable ('DNN library is not found': the cuDNN "
+        "that loads is missing or of another version than the one TensorFlow was built with).",
         "Enable memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true) and install the cuDNN "
         "TensorFlow pins.",
         TF_PIP,

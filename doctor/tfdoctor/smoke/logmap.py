@@ -21,14 +21,20 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "cpu-instructions-missing",
             r"compiled to use (?P<s>[A-Z0-9_. ]+?) instructions, but these aren't available",
         ),
-        ("illegal-instruction", r"Illegal instruction(?: \(core dumped\))?\s*$"),
-        ("numpy2-abi", r"compiled using NumPy 1\.x cannot be run in\s*NumPy (?P<s>2[\d.]*)"
+        ("illegal-instruction", r"Illegal instruction \(core dumped\)|^Illegal instruction\s*$"),
+        ("numpy2-abi", r"compiled using NumPy 1\.x cannot be run in(?:\s*NumPy (?P<s>2[\d.]*))?"
                        r"|_ARRAY_API not found|numpy\.core\._multiarray_umath failed to import"),
         ("numpy-too-new", r"module 'numpy' has no attribute '(?P<s>object|bool|int|float|typeDict)'"
                           r"|NotImplementedError: Cannot convert a symbolic Tensor .* to a numpy array"),
         ("protobuf-descriptors", r"Descriptors cannot be created directly"
+                                 r"|module 'google\._upb\._message' has no attribute"
                                  r"|your generated code is out of date and must be regenerated with protoc"),
+        ("keras-tf-mismatch", r"Another metric with the same name already exists"),
+        ("keras-src-missing", r"No module named '(?P<s>keras\.src)'"),
+        ("ml-dtypes-mismatch", r"module 'ml_dtypes' has no attribute '(?P<s>\w+)'"),
+        ("tf-internal-api-mismatch", r"module 'tensorflow\.compat\.v2\.__internal__[\w.]*' has no attribute '(?P<s>\w+)'"),
         ("keras3-incompatible", r"Your currently installed version of Keras is Keras 3"
+                                r"|Only instances of `keras\.Layer` can be added to a Sequential model"
                                 r"|A KerasTensor cannot be used as input to a TensorFlow function"
                                 r"|No module named 'keras\.(?:src\.)?(?P<s>engine|legacy|preprocessing|wrappers)"
                                 r"|cannot import name '\w+' from 'keras\.(?:src\.)?engine"),
@@ -46,7 +52,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|CUDA driver version is insufficient for CUDA runtime version",
         ),
         ("cuda-init-failed", r"failed call to cuInit: (?:INTERNAL: )?(?:CUDA error: )?(?P<s>.+)$"),
-        ("library-not-loaded", r"Could not load dynamic library '(?P<s>[^']+)'"),
+        ("library-not-loaded", r"Could not load dynamic library '(?P<s>[^']+)'"
+                               r"|(?P<t>lib(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|nvrtc|nvinfer_never|nccl)"
+                               r"[\w]*\.so[.\d]*): cannot open shared object file"),
         ("gpu-libraries-missing", r"Cannot dlopen some GPU libraries"),
         (
             "cudnn-version-mismatch",
@@ -71,6 +79,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("ptx-too-new-for-driver", r"(?P<s>CUDA_ERROR_UNSUPPORTED_PTX_VERSION)"
                                    r"|PTX was compiled with an unsupported toolchain"),
         ("ptx-invalid", r"(?P<s>CUDA_ERROR_INVALID_PTX)|a PTX JIT compilation failed"),
+        ("ptx-isa-too-old-for-gpu", r"PTX version [\d.]+ does not support target '(?P<s>sm_\d+a?)'"),
         ("ptxas-unsupported-arch", r"ptxas[^\n]{0,200}?(?:does not support|[Uu]nsupported)[^\n]{0,40}?(?P<s>sm_\d+a?)"
                                    r"|Value '(?P<t>sm_\d+a?)' is not defined for option 'gpu-name'"),
         (
@@ -78,7 +87,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"libdevice not found|Can't find libdevice directory|"
             r"libdevice is required by this HLO module but was not found",
         ),
-        ("ptxas-missing", r"Can't find ptxas binary|Couldn't get ptxas version"),
+        ("ptxas-missing", r"Can't find ptxas binary|Couldn't get ptxas version|Failed to launch ptxas"),
         ("ptxas-too-old", r"You are using ptxas (?P<s>\S+), which is older than"),
         (
             "ptxas-failed",
@@ -92,12 +101,12 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "cudnn-handle-failed",
-            r"Could not create cudnn handle|Failed to get convolution algorithm"
+            r"Could not create cudnn handle|Failed to get convolution algorithm|No algorithm worked"
             r"|(?P<s>CUDNN_STATUS_(?:INTERNAL_ERROR|NOT_INITIALIZED|ALLOC_FAILED|EXECUTION_FAILED))",
         ),
         (
             "cudnn-failed",
-            r"(?P<s>CUDNN_STATUS_[A-Z_]+)|DNN library is not found|DNN library initialization failed",
+            r"(?P<s>CUDNN_STATUS_[A-Z_]+)|(?P<t>DNN library is not found)|DNN library initialization failed",
         ),
         (
             "cublas-failed",
@@ -107,7 +116,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("mixed-precision-slow", r"Mixed precision compatibility check \(mixed_float16\): WARNING"),
         (
             "gpu-out-of-memory",
-            r"(?P<s>CUDA_ERROR_OUT_OF_MEMORY)|OOM when allocating|"
+            r"(?P<s>CUDA_ERROR_OUT_OF_MEMORY)|OOM when allocating|ResourceExhaustedError|"
+            r"memory_limit_: \d+ available bytes: 0|"
             r"Allocator \(GPU_\d+_bfc\) ran out of memory",
         ),
         ("cuda-error", r"(?P<s>CUDA_ERROR_[A-Z_]+)"),

@@ -16,10 +16,10 @@ from tfdoctor.triage.observe import Observation
 
 def observe(texts: Sequence[str]) -> list[Observation]:
     """Every observation of every recogniser, in recogniser order (tool output before prose)."""
-    from tfdoctor.triage.recognisers import RECOGNISERS, prose, tf_log
+    from tfdoctor.triage.recognisers import RECOGNISERS, pip_output, prose, tf_log
 
     lines = [line for text in texts for line in text.splitlines()]
-    return [ob for module in (*RECOGNISERS, tf_log, prose) for ob in _safe(module, lines)]
+    return [ob for module in (*RECOGNISERS, pip_output, tf_log, prose) for ob in _safe(module, lines)]
 
 
 def _safe(module: object, lines: list[str]) -> Iterator[Observation]:

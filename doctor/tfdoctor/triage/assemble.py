@@ -193,6 +193,10 @@ def _tensorflow(seen: _Seen, python: PythonFacts, platform: PlatformFacts, unkno
         if all(d.name != name for d in dists):
             dists.append(Dist(name=name, version=version))
     listing = seen.has("python.package_list")
+    conda = seen.get("python.conda") or any(d.name == "tensorflow-base" for d in dists)
+    if conda and any(d.name == "tensorflow" for d in dists):
+        # conda-forge splits one TensorFlow into metapackages (tensorflow-base, -gpu, -estimator).
+        dists = [d for d in dists if d.name == "tensorflow"]
     version = next((d.version for d in dists if d.name not in CPU_ONLY), None) or (
         dists[0].version if dists else None) or seen.get("tensorflow.version")
     if not dists and not listing:

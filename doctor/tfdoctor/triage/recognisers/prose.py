@@ -34,6 +34,7 @@ _GPU = re.compile(
     r"\b(?P<g>(?:GeForce |NVIDIA |Quadro )?(?:RTX|GTX|Tesla|Titan|Quadro)\s?[A-Z]?\d{3,4}[A-Za-z]*"
     r"(?: Ti| SUPER)?|(?:NVIDIA )?(?:A100|H100|H200|V100|P100|T4|L4|L40S?|A10G?|A6000|K80)\b)"
 )
+_GPU_WORDS = re.compile(r"\b(?:GPUs?|CUDA|cuDNN|NVIDIA)\b")
 _CONDA = re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE)
 
 
@@ -73,5 +74,7 @@ def _claims(line: str) -> Iterator[tuple[str, object]]:
     gpu = _GPU.search(line)
     if gpu:
         yield "intent.gpu", gpu.group("g")
+    elif _GPU_WORDS.search(line):
+        yield "intent.gpu", "GPU"
     if _CONDA.search(line):
         yield "python.conda", True

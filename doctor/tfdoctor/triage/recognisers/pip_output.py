@@ -1,0 +1,56 @@
+"""pip's resolver conflicts and /proc/cpuinfo's flags line: facts in output no other recogniser reads.
+
+"tensorflow 2.9.1 requires protobuf<3.20,>=3.9.2, but you have protobuf 4.21.2 which is
+incompatible." names an installed TensorFlow distribution and an installed package with their
+versions; the line itself is a log cause (pip-dependency-conflict) with the package as subject.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+from tfdoctor.facts import LogCause
+from tfdoctor.triage.observe import Observation
+from tfdoctor.triage.recognisers._text import numbered
+
+NAME = "pip output"
+
+_CONFLICT = re.compile(r"^(?P<who>[A-Za-z0-9][\w.-]{0,80}) (?P<wv>\d[\w.+!-]{0,40}) (?:has requirement|requires) "
+                       r"(?P<dep>[A-Za-z0-9][\w.-]{0,80})(?:\[[\w,]+\])?(?P<spec>[^,]*(?:,[^,]*)*?), but you(?:'ll)? have "
+                       r"(?P=dep) (?P<dv>\d[\w.+!-]{0,40})")
+_TF = {"tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly", "tf-nightly-gpu", "tensorflow-intel",
+       "tensorflow-macos", "tensorflow-cpu-aws", "intel-tensorflow"}
+_FLAGS = re.compile(r"^flags\s*:\s*(?P<f>[a-z0-9_ ]{10,4000})$")
+_WANTED = ("sse4_1", "sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "amx_tile")
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def recognise(lines: Sequence[str]) -> Iterator[Observation]:
+    """Packages and TF distributions from resolver conflicts; CPU flags from /proc/cpuinfo."""
+    flags_done = False
+    for number, line in numbered(lines):
+        text = line.strip()
+        if " but you" in text and " have " in text:
+            m = _CONFLICT.match(text)
+            if m:
+                who, dep = _norm(m.group("who")), _norm(m.group("dep"))
+                yield Observation("python.package", (dep, m.group("dv")), number, NAME)
+                if who in _TF:
+                    yield Observation("tensorflow.distribution", (who, m.group("wv")), number, NAME)
+                if who in _TF or dep in ("numpy", "protobuf", "keras", "ml-dtypes", "tensorboard",
+                                         "tensorflow-estimator", "h5py", "typing-extensions", "gast"):
+                    subject = f"{dep} {m.group('dv')} ({who} {m.group('wv')} requires {dep}{m.group('spec').strip()})"
+                    yield Observation("log.cause", LogCause(id="pip-dependency-conflict", line=text[:500],
+                                                            subject=subject), number, NAME)
+        elif not flags_done and text.startswith("flags"):
+            f = _FLAGS.match(text)
+            if f:
+                flags_done = True
+                have = set(f.group("f").split())
+                yield Observation("platform.cpu_flags", tuple(x for x in _WANTED if x in have), number, NAME)
+                if "lm" in have or "sse2" in have:
+                    yield Observation("platform.machine", "x86_64", number, NAME)
