@@ -106,7 +106,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "cudnn-failed",
-            r"(?P<s>CUDNN_STATUS_[A-Z_]+)|(?P<t>DNN library is not found)|DNN library initialization failed",
+            r"(?P<s>CUDNN_STATUS_[A-Z_]+)|DNN library is not found|DNN library initialization failed",
         ),
         (
             "cublas-failed",
