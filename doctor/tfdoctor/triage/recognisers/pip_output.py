@@ -16,11 +16,22 @@ from tfdoctor.triage.recognisers._text import numbered
 
 NAME = "pip output"
 
-_CONFLICT = re.compile(r"^(?P<who>[A-Za-z0-9][\w.-]{0,80}) (?P<wv>\d[\w.+!-]{0,40}) (?:has requirement|requires) "
-                       r"(?P<dep>[A-Za-z0-9][\w.-]{0,80})(?:\[[\w,]+\])?(?P<spec>[^,]*(?:,[^,]*)*?), but you(?:'ll)? have "
-                       r"(?P=dep) (?P<dv>\d[\w.+!-]{0,40})")
-_TF = {"tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly", "tf-nightly-gpu", "tensorflow-intel",
-       "tensorflow-macos", "tensorflow-cpu-aws", "intel-tensorflow"}
+_CONFLICT = re.compile(
+    r"^(?P<who>[A-Za-z0-9][\w.-]{0,80}) (?P<wv>\d[\w.+!-]{0,40}) (?:has requirement|requires) "
+    r"(?P<dep>[A-Za-z0-9][\w.-]{0,80})(?:\[[\w,]+\])?(?P<spec>[^,]*(?:,[^,]*)*?), but you(?:'ll)? have "
+    r"(?P=dep) (?P<dv>\d[\w.+!-]{0,40})"
+)
+_TF = {
+    "tensorflow",
+    "tensorflow-gpu",
+    "tensorflow-cpu",
+    "tf-nightly",
+    "tf-nightly-gpu",
+    "tensorflow-intel",
+    "tensorflow-macos",
+    "tensorflow-cpu-aws",
+    "intel-tensorflow",
+}
 _FLAGS = re.compile(r"^flags\s*:\s*(?P<f>[a-z0-9_ ]{10,4000})$")
 _WANTED = ("sse4_1", "sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "amx_tile")
 
@@ -41,11 +52,24 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                 yield Observation("python.package", (dep, m.group("dv")), number, NAME)
                 if who in _TF:
                     yield Observation("tensorflow.distribution", (who, m.group("wv")), number, NAME)
-                if who in _TF or dep in ("numpy", "protobuf", "keras", "ml-dtypes", "tensorboard",
-                                         "tensorflow-estimator", "h5py", "typing-extensions", "gast"):
+                if who in _TF or dep in (
+                    "numpy",
+                    "protobuf",
+                    "keras",
+                    "ml-dtypes",
+                    "tensorboard",
+                    "tensorflow-estimator",
+                    "h5py",
+                    "typing-extensions",
+                    "gast",
+                ):
                     subject = f"{dep} {m.group('dv')} ({who} {m.group('wv')} requires {dep}{m.group('spec').strip()})"
-                    yield Observation("log.cause", LogCause(id="pip-dependency-conflict", line=text[:500],
-                                                            subject=subject), number, NAME)
+                    yield Observation(
+                        "log.cause",
+                        LogCause(id="pip-dependency-conflict", line=text[:500], subject=subject),
+                        number,
+                        NAME,
+                    )
         elif not flags_done and text.startswith("flags"):
             f = _FLAGS.match(text)
             if f:

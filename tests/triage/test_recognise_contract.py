@@ -1,0 +1,116 @@
+"""The recognisers as a set: registered in order, never raising, linear on an 8 MB ticket."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from tfdoctor.triage.observe import PATHS
+from tfdoctor.triage.recognisers import RECOGNISERS
+from triage_fixtures import DATA, ticket
+
+# Fragments of every recognised kind, so the junk exercises each recogniser's slow path too.
+_FRAGMENTS = [
+    "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |",
+    "|   0  NVIDIA A100-SXM4-40GB    Off | 00000000:07:00.0 Off |                    0 |",
+    "Driver Version                            : 535.104.05",
+    "GPU 00000000:07:00.0",
+    "Package                  Version",
+    "absl-py                  2.1.0",
+    "numpy==1.26.4",
+    "# packages in environment at /opt/conda:",
+    "NVRM: API mismatch: the client has the version 535.54.03, but",
+    "Module                  Size  Used by",
+    "nvidia_uvm           1589299  0",
+    "export CUDA_VISIBLE_DEVICES=0",
+    "echo $LD_LIBRARY_PATH",
+    "('cuda_version', '12.2'),",
+    "print(tf.__version__)",
+    "== env ==========================================================",
+    "Collecting environment information...",
+    "Flags: fpu vme de pse avx avx2",
+    "Linux host 5.15.0-91-generic #101-Ubuntu SMP x86_64 GNU/Linux",
+    'PRETTY_NAME="Ubuntu 22.04.3 LTS"',
+    "\tlibcudnn.so.8 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.8",
+    "$ ls /usr/local",
+    "2024-01-01 00:00:00.000000: I tensorflow/core/platform/cpu_feature_guard.cc:182] x",
+    "[   12.345678] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.",
+    "v2.3.0-54-gfcc4b966f1 2.3.1",
+    "```",
+    "=" * 80,
+    "|" * 80,
+]
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789 .:=|/-_()[]'\"$#>\t"
+
+
+def _junk(size: int) -> list[str]:
+    rng = random.Random(20261123)
+    lines: list[str] = []
+    total = 0
+    while total < size:
+        if rng.random() < 0.4:
+            line = rng.choice(_FRAGMENTS)
+        else:
+            line = "".join(rng.choice(_ALPHABET) for _ in range(rng.randint(0, 100)))
+        lines.append(line)
+        total += len(line) + 1
+    return lines
+
+
+def test_registry_order_and_names():
+    """RECOGNISERS lists every module in the brief's order (tf_log is appended by the triage lead)."""
+    names = [r.__name__.rsplit(".", 1)[1] for r in RECOGNISERS]
+    assert names == [
+        "nvidia_smi", "pip_list", "build_info", "ldconfig", "proc_version", "kernel_log", "lsmod", "nvcc",
+        "uname", "os_release", "collect_env", "tf_env_collect", "env_vars",
+    ]  # fmt: skip
+    assert len({r.NAME for r in RECOGNISERS}) == len(RECOGNISERS)
+
+
+def test_every_recorded_ticket_through_every_recogniser():
+    """Each recogniser on each recorded ticket (and on all of them at once) stays within the contract."""
+    everything: list[str] = []
+    for path in sorted(DATA.rglob("*.txt")):
+        lines = ticket(str(path.relative_to(DATA)))
+        everything += lines
+        for recogniser in RECOGNISERS:
+            for o in recogniser.recognise(lines):
+                assert o.path in PATHS and o.source == recogniser.NAME and 1 <= o.line <= len(lines)
+    for recogniser in RECOGNISERS:
+        assert all(o.path in PATHS for o in recogniser.recognise(everything))
+
+
+def test_eight_megabytes_of_junk_and_one_huge_line_in_linear_time():
+    """A pasted 8 MB log and a megabytes-long line must not hang triage: all recognisers well under 3 s."""
+    lines = _junk(8_000_000)
+    lines += ["x" * 4_000_000, "| " * 2_000_000, "NVRM: " + "9." * 1_000_000, "a==" + "1" * 1_000_000]
+    lines += ["\r\n", "", "\t", "> " * 1000, "[" * 10_000, "(" * 10_000 + "$ "]
+    start = time.perf_counter()
+    paths = set()
+    for recogniser in RECOGNISERS:
+        for o in recogniser.recognise(lines):
+            paths.add(o.path)
+    elapsed = time.perf_counter() - start
+    assert paths <= PATHS.keys()
+    assert elapsed < 3.0, f"{elapsed:.2f} s"
+
+
+def test_odd_inputs_never_raise():
+    """Empty tickets, lone separators and half tables are read without an exception."""
+    odd = [
+        [],
+        [""],
+        ["|"],
+        ["+---+"],
+        ["| NVIDIA-SMI 535 Driver Version: x CUDA Version: y |", "|  |  |"],
+        ["Driver Version : 1", "GPU 0000:00:00.0", "    MIG Mode", "        Current : Enabled"],
+        ["Name: tensorflow"],
+        ["NVRM: API mismatch"],
+        ["('cuda_compute_capabilities',"],
+        ["Collecting environment information...", "GPU models and configuration:", "cuDNN version:"],
+        ["== cuda libs  ===", "/usr/local/cuda/lib64/libcudart.so"],
+        ["echo $CUDA_HOME"],
+    ]
+    for lines in odd:
+        for recogniser in RECOGNISERS:
+            list(recogniser.recognise(lines))

@@ -1,0 +1,70 @@
+"""Toolkit, platform and distribution facts: nvcc, ldconfig, uname, os-release, from real text."""
+
+from __future__ import annotations
+
+from tfdoctor.triage.recognisers import ldconfig, nvcc, nvidia_smi, os_release, uname
+from triage_fixtures import lines_of, observed
+
+
+def test_ldconfig_cache_of_the_dev_machine():
+    """Every cache entry is (soname, path); the "libs found in cache" header is not one."""
+    obs = observed(ldconfig, "ldconfig/dev_machine.txt")
+    assert len(obs) == 541
+    assert ("library.ldconfig", ("libcudart.so.13", "/usr/local/cuda-13.0/lib/libcudart.so.13")) in obs
+    assert {path for path, _ in obs} == {"library.ldconfig"}
+
+
+def test_nvcc_version_and_toolkit_dirs():
+    """nvcc's release line gives its version; `ls -d` names the versioned toolkit, not the symlink."""
+    assert observed(nvcc, "nvcc/dev_machine_session.txt") == [
+        ("toolkit.nvcc_version", "13.0.88"),
+        ("toolkit.dir", "/usr/local/cuda-13.0"),
+    ]
+    smi = observed(nvidia_smi, "nvcc/dev_machine_session.txt")
+    assert smi == [("driver.nvidia_smi_error", "bash: line 1: nvidia-smi: command not found")]
+
+
+def test_ls_of_usr_local():
+    """`ls -l /usr/local` names cuda-13.0; the cuda symlink's target is the same directory once."""
+    assert observed(nvcc, "nvcc/dev_machine_ls_local.txt") == [("toolkit.dir", "/usr/local/cuda-13.0")]
+    assert lines_of(nvcc, "nvcc/dev_machine_ls_local.txt") == [(5, "toolkit.dir")]
+
+
+def test_nvcc_v_from_a_ticket():
+    """An older nvcc's output in a ticket."""
+    assert observed(nvcc, "nvcc/qixuema4_nvcc_v.txt") == [("toolkit.nvcc_version", "10.0.130")]
+
+
+def test_uname_of_the_dev_machine():
+    """`uname -a` gives system, release and machine; a non-Microsoft kernel says nothing about WSL."""
+    assert observed(uname, "uname/dev_machine.txt") == [
+        ("platform.system", "Linux"),
+        ("platform.release", "6.18.44-fc-v769"),
+        ("platform.machine", "x86_64"),
+    ]
+
+
+def test_uname_r_of_wsl1():
+    """`uname -r` printing "-Microsoft" is WSL 1."""
+    assert observed(uname, "uname/gitopen158_uname_r_wsl1.txt") == [
+        ("platform.release", "4.4.0-18362-Microsoft"),
+        ("platform.is_wsl", True),
+        ("platform.wsl_version", 1),
+    ]
+
+
+def test_first_wsl1_builds_are_not_called_not_wsl():
+    """The 2016 WSL 1 reported "3.4.0+": so no kernel release may claim a machine is not WSL."""
+    obs = observed(uname, "uname/wsl1090_old_wsl1.txt")
+    assert ("platform.release", "3.4.0+") in obs
+    assert not [path for path, _ in obs if path.startswith("platform.is_wsl")]
+
+
+def test_os_release_and_lsb_release():
+    """PRETTY_NAME of /etc/os-release and lsb_release's Description are the distribution."""
+    assert observed(os_release, "os_release/debian12_os_release.txt") == [
+        ("platform.distro", "Debian GNU/Linux 12 (bookworm)"),
+    ]
+    assert observed(os_release, "os_release/debian12_lsb_release.txt") == [
+        ("platform.distro", "Debian GNU/Linux 12 (bookworm)"),
+    ]
