@@ -112,7 +112,8 @@ class SmokeFacts:
     """The interpreter the child ran in (--python as given)."""
     outcome: str
     """completed, timeout, crashed, exited, garbage, could-not-start, budget, cancelled, internal-error (a bug
-    in tfdoctor's runner)."""
+    in tfdoctor's runner), ticket (not a run of tfdoctor's: TensorFlow output pasted in a ticket, read by
+    `tfdoctor triage`)."""
     exit: str | None = None
     """How the child ended when not cleanly: "SIGSEGV", "status 1", "killed after the time limit of 60 s in
     matmul on GPU:0", "cancelled", the OSError (could-not-start), the exception (internal-error)."""

@@ -120,7 +120,7 @@ def render_text(report: Report, *, verbose: bool = False, color: bool = False) -
         badge, fg = BADGE[o.status]
         badge = click.style(badge, fg=fg) if (color and fg) else badge
         why = f" ({o.reason})" if o.reason else ""
-        lines.append(printable(f"  {badge} {o.check:<24} {o.title}{why}"))
+        lines.append(f"  {badge} " + printable(f"{o.check:<24} {o.title}{why}"))
     tally = {status: sum(o.status is status for o in report.outcomes) for status in CheckStatus}
     lines.append("  " + ", ".join(f"{n} {status.value}" for status, n in tally.items() if n)
                  + ("" if verbose else " (-v lists every check)"))

@@ -58,6 +58,7 @@ OVERRIDES: dict[tuple[str, str], dict[str, Any]] = {
             "budget",
             "cancelled",
             "internal-error",
+            "ticket",
         ]
     },
     ("SmokeFacts", "seconds"): {"minimum": 0},

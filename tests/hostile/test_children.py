@@ -165,9 +165,6 @@ def test_hung_interpreter_ends_without_a_traceback(tmp_path):
     assert marked(mark) == []
 
 
-@pytest.mark.xfail(strict=True, reason="python-interpreter (checks/, the lead's) reports a "
-                   "timed-out interpreter as python-unusable, an error: exit 1, while "
-                   "docs/exit-codes.md says a probe that did not finish is exit 3")
 def test_hung_interpreter_is_exit_3_as_documented(tmp_path):
     """docs/exit-codes.md: a probe that timed out, with nothing else failing, is exit 3."""
     proc = run_cli(["--quick", "--json", "--python", fake(tmp_path, "exec sleep 300")],

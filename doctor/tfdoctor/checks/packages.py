@@ -20,7 +20,14 @@ KERAS3 = "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compat
 @check("python-interpreter", "The target Python interpreter runs", "python",
        emits=("python-unusable",))
 def python_interpreter(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
-    """The interpreter given with --python (or tfdoctor's own) answered the probe."""
+    """The interpreter given with --python (or tfdoctor's own) answered the probe.
+
+    One that hung or was killed is could-not-check (exit 3, as docs/exit-codes.md promises for a
+    probe that did not finish); one that answered with an error or garbage is unusable."""
+    stuck = [i for i in facts.probe_issues if i.probe == "target" and i.kind in ("timeout", "crash")]
+    if facts.python.error and stuck:
+        raise CouldNotCheck("python.version",
+                            reason=f"the target interpreter did not answer ({stuck[0].kind})")
     if facts.python.error:
         yield Finding("python-unusable", Severity.ERROR,
                       f"The Python interpreter {facts.python.executable} could not be probed: "

@@ -1,6 +1,7 @@
 """Commands `tfdoctor report` and `tfdoctor fleet`, and the --prometheus-textfile option.
 
-Thin click commands over tfdoctor.share; registered on the main group by tfdoctor.cli (which they never import).
+Thin click commands over tfdoctor.share; registered on the main group by
+tfdoctor.cli (which they never import).
 """
 
 from __future__ import annotations

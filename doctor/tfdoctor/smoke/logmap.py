@@ -59,7 +59,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "cudnn-version-mismatch",
             r"Loaded runtime CuDNN library: "
-            r"(?P<s>\S+ but source was compiled with:? \S+?)\.?(?:\s|$)",
+            r"(?P<s>\S+ but source was compiled with:? \S+?)\.?(?:\s|$)"
+            r"|Loaded runtime CuDNN library: (?P<t>\S+) but source was compiled",
         ),
         (
             "cc-not-in-build",

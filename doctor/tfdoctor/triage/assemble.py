@@ -193,7 +193,7 @@ def _tensorflow(seen: _Seen, python: PythonFacts, platform: PlatformFacts, unkno
         if all(d.name != name for d in dists):
             dists.append(Dist(name=name, version=version))
     listing = seen.has("python.package_list")
-    conda = seen.get("python.conda") or any(d.name == "tensorflow-base" for d in dists)
+    conda = seen.get("python.conda") or python.packages.get("tensorflow-base") is not None
     if conda and any(d.name == "tensorflow" for d in dists):
         # conda-forge splits one TensorFlow into metapackages (tensorflow-base, -gpu, -estimator).
         dists = [d for d in dists if d.name == "tensorflow"]

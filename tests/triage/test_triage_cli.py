@@ -1,0 +1,130 @@
+"""`tfdoctor triage` through the real console script, and the unknown-is-never-absent contract
+of partial documents (replay invents no diagnosis from what a ticket did not show)."""
+
+# ruff: noqa: E501  (real log lines are long)
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from tfdoctor.facts import Distribution, DriverFacts, Facts, PythonFacts, TensorFlowFacts
+from tfdoctor.report import build_report
+
+from tests.helpers import healthy
+
+ROOT = Path(__file__).resolve().parents[2]
+TFDOCTOR = [str(Path(sys.executable).parent / "tfdoctor")]
+SCHEMA = json.loads((ROOT / "docs" / "report.schema.json").read_text())
+
+# Lines of a real report (tensorflow/tensorflow#45200, TF 2.4 nightly): cuDNN not on the path.
+TICKET = """\
+2020-11-26 10:23:19.183104: I tensorflow/stream_executor/platform/default/dso_loader.cc:49] Successfully opened dynamic library libcudart.so.11.0
+2020-11-26 10:23:22.894765: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1727] Found device 0 with properties:
+pciBusID: 0000:0d:00.0 name: GeForce GTX 1080 Ti computeCapability: 6.1
+2020-11-26 10:23:22.978050: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such file or directory; LD_LIBRARY_PATH: /usr/local/cuda-11.1/lib64
+2020-11-26 10:23:22.978098: W tensorflow/core/common_runtime/gpu/gpu_device.cc:1757] Cannot dlopen some GPU libraries. Please make sure the missing libraries mentioned above are installed properly if you would like to use GPU.
+"""
+
+
+def make_facts(**overrides: Any) -> Facts:
+    """A healthy one-GPU machine with these top-level fields replaced."""
+    return replace(healthy(gpus=1), **overrides)
+
+
+def run(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([*TFDOCTOR, *args], input=stdin, capture_output=True, timeout=60)
+
+
+def test_ticket_through_the_console_script(tmp_path: Path) -> None:
+    """A pasted log gives the named root cause, unknown facts, what to ask for, a schema-valid
+    document and exit 1; the text form says where each fact was read."""
+    path = tmp_path / "ticket.txt"
+    path.write_text(TICKET)
+    result = run("triage", "--json", str(path))
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    jsonschema.validate(report, SCHEMA)
+    assert report["verdict"]["root_cause"] == "tf-log-library-not-loaded"
+    assert "libcudnn.so.8" in report["findings"][0]["evidence"]["subject"]
+    assert "tensorflow" in report["facts"]["unknown"] and "python.packages" in report["facts"]["unknown"]
+    assert report["facts"]["env"]["LD_LIBRARY_PATH"] == "/usr/local/cuda-11.1/lib64"
+    assert report["facts"]["driver"]["gpus"][0]["compute_capability"] == "6.1"
+    assert report["ask_for"] and report["ask_for"][0]["command"]
+    text = run("triage", str(path)).stdout.decode()
+    assert text.startswith("Read from the ticket: tensorflow log (lines 3-5)")
+    assert "To decide, ask for:" in text
+
+
+def test_stdin_and_nothing_recognised() -> None:
+    """Text that matches nothing says so on stderr; every check could not check (exit 3)."""
+    result = run("triage", "-", stdin=b"my model is slow, please help\n")
+    assert result.returncode == 3
+    assert b"nothing in this text is output triage recognises" in result.stderr
+    assert result.stdout.startswith(b"Read from the ticket: nothing recognised")
+
+
+def test_binary_and_huge_input_are_one_line_errors(tmp_path: Path) -> None:
+    """A binary file or a file over the size limit: one line on stderr, exit 2, no traceback."""
+    binary = tmp_path / "core"
+    binary.write_bytes(b"\x7fELF\x00\x01\x02" * 100)
+    huge = tmp_path / "huge.log"
+    huge.write_bytes(b"x" * (8 * 1024 * 1024 + 10))
+    for path, words in ((binary, b"is binary"), (huge, b"larger than 8 MiB")):
+        result = run("triage", str(path))
+        assert result.returncode == 2
+        assert words in result.stderr and result.stderr.count(b"\n") == 1, result.stderr
+    missing = run("triage", str(tmp_path / "nope.txt"))
+    assert missing.returncode == 2 and b"cannot read" in missing.stderr
+
+
+def test_unknown_tensorflow_distributions_do_not_mean_not_installed() -> None:
+    """TensorFlow's version is known but its distributions are not: no tf-not-installed, and no
+    tf-multiple-distributions from a partial listing."""
+    facts = make_facts(tensorflow=TensorFlowFacts(version="2.15.0"), unknown=("tensorflow.distributions",))
+    ids = {f.id for f in build_report(facts).findings}
+    assert "tf-not-installed" not in ids and "tf-multiple-distributions" not in ids
+    absent = make_facts(tensorflow=None)
+    assert "tf-not-installed" in {f.id for f in build_report(absent).findings}
+
+
+def test_unprobed_driver_is_could_not_check_not_no_gpus() -> None:
+    """NVML not probed (a ticket without nvidia-smi): no "the driver reports no GPUs", no
+    driver advice; the driver checks could not check and nvidia-smi is asked for."""
+    facts = make_facts(driver=DriverFacts(), unknown=("driver",),
+                       tensorflow=TensorFlowFacts(version="2.21.0", is_cuda_build=True, cuda_version="12.5.1",
+                                                  distributions=(Distribution("tensorflow", "2.21.0"),)))
+    report = build_report(facts)
+    ids = {f.id for f in report.findings}
+    assert not ids & {"no-gpus", "driver-not-installed", "driver-too-old", "driver-minor-version-compat"}
+    status = {o.check: o.status.value for o in report.outcomes}
+    assert status["driver-present"] == status["gpus-present"] == "could-not-check"
+    assert report.ask_for[0].command == "nvidia-smi"
+    assert report.verdict == "incomplete"
+
+
+def test_failed_target_probe_is_unknown_even_in_schema_1(tmp_path: Path) -> None:
+    """A schema 1 document (no `unknown` list) whose target interpreter failed replays as
+    "could not check" for TensorFlow, never as "not installed"."""
+    facts = make_facts(python=PythonFacts(executable="/x/python", error="timed out after 10 s"), tensorflow=None)
+    doc = facts.to_dict()
+    doc["schema_version"] = "1"
+    del doc["unknown"], doc["provenance"], doc["toolkits"], doc["host"]
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    result = run("replay", "--json", str(path))
+    report = json.loads(result.stdout)
+    assert "tf-not-installed" not in [f["id"] for f in report["findings"]]
+    assert {o["check"]: o["status"] for o in report["outcomes"]}["tf-installed"] == "could-not-check"
+
+
+def test_no_command_module_imports_the_cli() -> None:
+    """cli.py assembles the group; command modules import cmdkit, never cli (no import cycle)."""
+    offenders = [p for p in (ROOT / "doctor" / "tfdoctor").rglob("*.py")
+                 if p.name not in ("cli.py", "__main__.py")
+                 and ("from tfdoctor.cli import" in p.read_text() or "import tfdoctor.cli" in p.read_text())]
+    assert offenders == []
