@@ -1,6 +1,6 @@
 """Field accuracy: `tfdoctor triage` over every case of tests/field, scored by category.
 
-    python benchmarks/field_accuracy.py [--misses] [--json]
+    python benchmarks/field_accuracy.py [--misses] [--json] [--pin]
 
 Prints root-cause top-1 and top-3 accuracy (resolved cases), the ask-for hit rate (unresolved
 cases: the first ask / the first three asks name an area the case says support needed), false
@@ -66,6 +66,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--misses", action="store_true", help="List the cases top-1 gets wrong.")
     parser.add_argument("--json", action="store_true", help="Per-case scores as JSON.")
+    parser.add_argument("--pin", action="store_true",
+                        help="Write tests/field/pinned.txt: the cases right today (the tests keep them right).")
     args = parser.parse_args()
     causes = load_causes()
     cases = load_cases()
@@ -74,6 +76,10 @@ def main() -> int:
         print(json.dumps([s.__dict__ for s in scores], indent=2))
         return 0
     print(table(scores))
+    if args.pin:
+        right = sorted(s.case for s in scores if s.top1)
+        (ROOT / "tests" / "field" / "pinned.txt").write_text("\n".join(right) + "\n")
+        print(f"\npinned {len(right)} case(s) in tests/field/pinned.txt")
     if args.misses:
         print("\nmisses (case, expected, got):")
         for case, s in zip(cases, scores, strict=True):

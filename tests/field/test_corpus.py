@@ -1,10 +1,9 @@
 """The field corpus through the real command: every case well formed, triaged without a crash,
 schema-valid, replayable, and right where it was right when pinned.
 
-KNOWN_MISSES lists the resolved cases whose root cause tfdoctor does not name first today and
-the unresolved ones whose first ask is not what support needed (benchmarks/field_accuracy.py
---misses prints the same list). Every other case must stay right: a change that breaks one
-fails here. A case is never edited to match the tool.
+tests/field/pinned.txt lists the cases triage gets right (benchmarks/field_accuracy.py --pin
+writes it; --misses prints the others): a change that breaks one fails here. A case is never
+edited to match the tool.
 """
 
 from __future__ import annotations
@@ -23,18 +22,9 @@ from tests.field.corpus import Case, load_cases, load_causes, score
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "report.schema.json").read_text())
 CASES = load_cases()
 CAUSES = load_causes()
-KNOWN_MISSES = {
-    # resolved, root cause not first
-    "gpujupyter-147",  # "Cannot dlopen some GPU libraries" without the library lines: cuDNN 8 vs 9 not shown
-    "greatcoursesml-72",  # Colab's TF version is not in the ticket; only `pip install keras==2.8.0`
-    "tensorflow-57893",  # IOMMU: the ticket has no kernel log, only a loss that does not fall
-    "tensorflow-86041",  # Keras 3 vs a TF Hub layer: the ticket has the code, not the error text
-    # unresolved, first ask not the one support needed
-    "tensorflow-105552", "tensorflow-60460", "tensorflow-60646", "tensorflow-60777", "tensorflow-62342",
-    "tensorflow-62825", "tensorflow-69838", "tensorflow-85006", "tensorflow-91003", "tensorflow5090-3",
-    "tftext-1167", "tftext-644", "tensorflow-45882", "tensorflow-48722", "tensorflow-52530",
-    "comfyui-molmo-26", "tensorflow-57764", "tensorflow-47820",
-}
+PINNED = set((Path(__file__).parent / "pinned.txt").read_text().split())
+"""Cases triage gets right (top-1, or the first ask for unresolved ones), written by
+`python benchmarks/field_accuracy.py --pin`; each must stay right."""
 
 
 def triage(case: Case, *extra: str) -> tuple[int, dict]:
@@ -77,13 +67,15 @@ def test_case(case: Case, tmp_path: Path) -> None:
     jsonschema.validate(report, SCHEMA)
     s = score(case, report, CAUSES)
     assert not s.false_healthy
-    if case.name not in KNOWN_MISSES:
+    if case.name in PINNED:
         want = case.header.get("cause") or case.header.get("ask_for")
         assert s.top1, f"{case.name}: expected {want}, got {s.got}"
     replay = CliRunner().invoke(cli, ["replay", "--json", str(saved)])
     assert json.loads(replay.stdout)["verdict"]["root_cause"] == report["verdict"]["root_cause"]
 
 
-def test_known_misses_are_cases() -> None:
-    """The miss list names only existing cases (a renamed case cannot hide there)."""
-    assert KNOWN_MISSES <= {c.name for c in CASES}
+def test_pinned_cases_exist() -> None:
+    """The pin list names only existing cases (a renamed case cannot drop out of it silently),
+    and most of the corpus."""
+    assert PINNED <= {c.name for c in CASES}
+    assert len(PINNED) >= 0.6 * len(CASES)
