@@ -67,7 +67,7 @@ def main() -> int:
     parser.add_argument("--misses", action="store_true", help="List the cases top-1 gets wrong.")
     parser.add_argument("--json", action="store_true", help="Per-case scores as JSON.")
     parser.add_argument("--pin", action="store_true",
-                        help="Write tests/field/pinned.txt: the cases right today (the tests keep them right).")
+                        help="Write tests/field/pinned.txt (cases right today).")
     args = parser.parse_args()
     causes = load_causes()
     cases = load_cases()
