@@ -128,3 +128,22 @@ def test_no_command_module_imports_the_cli() -> None:
                  if p.name not in ("cli.py", "__main__.py")
                  and ("from tfdoctor.cli import" in p.read_text() or "import tfdoctor.cli" in p.read_text())]
     assert offenders == []
+
+
+def test_a_probe_that_crashed_leaves_its_area_unknown() -> None:
+    """A probe function that raised left its default value (no libraries, no env): that is
+    unknown, not absent, and an unreadable /proc/modules leaves the module state unknown."""
+    from tfdoctor.facts import ProbeIssue
+    from tfdoctor.probes import probe_unknowns
+
+    class NoProc:
+        def read_text(self, absolute: str) -> None:
+            return None
+
+    issues = [ProbeIssue("libraries", "crash", "KeyError: 'x' (probe_libraries:42)"),
+              ProbeIssue("driver", "crash", "_nvml_child.py killed by SIGSEGV in nvmlInit")]
+    unknown = probe_unknowns(NoProc(), issues, "Linux")  # type: ignore[arg-type]
+    assert unknown == ("libraries", "driver.kernel_module")
+    facts = make_facts(libraries=(), unknown=unknown)
+    outcomes = {o.check: o.status.value for o in build_report(facts).outcomes}
+    assert outcomes["cuda-libraries"] == "could-not-check"

@@ -6,6 +6,7 @@ and XLA probes start as soon as the target interpreter has told where TensorFlow
 
 from __future__ import annotations
 
+import re
 import traceback
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -66,12 +67,13 @@ def collect_facts(host: Host, progress: Progress | None = None) -> Facts:
         xla = submit("xla", None, lambda: probe_xla(host, issues, python, tensorflow))
         no_env: dict[str, str] = {}
         env = guarded("env", issues, no_env, lambda: probe_env(host))
+        platform_facts = platform.result()
         return Facts(
             schema_version=SCHEMA_VERSION,
             tool_version=__version__,
             collected_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
             python=python,
-            platform=platform.result(),
+            platform=platform_facts,
             env=env,
             driver=driver.result(),
             cuda_driver=cuda.result(),
@@ -79,4 +81,22 @@ def collect_facts(host: Host, progress: Progress | None = None) -> Facts:
             libraries=libraries.result(),
             xla=xla.result(),
             probe_issues=tuple(issues),
+            unknown=probe_unknowns(host, issues, platform_facts.system),
         )
+
+
+# A probe that crashed left its whole area at the default value: that value is unknown, not absent.
+AREAS = {"driver": ("driver",), "cuda-driver": ("cuda_driver",), "libraries": ("libraries",),
+         "xla": ("xla",), "env": ("env",), "target": ("tensorflow", "python.packages")}
+
+
+def probe_unknowns(host: Host, issues: Issues, system: str | None) -> tuple[str, ...]:
+    """Fact paths the probes could not read (Facts.unknown)."""
+    out: list[str] = []
+    for issue in issues:
+        # guarded()'s own message ends "(function:line)": the probe function itself raised.
+        if issue.kind == "crash" and issue.probe in AREAS and re.search(r"\(\w+:\d+\)$", issue.message):
+            out.extend(AREAS[issue.probe])
+    if system == "Linux" and host.read_text("/proc/modules") is None:
+        out.append("driver.kernel_module")  # no module list: "not loaded" would be a guess
+    return tuple(dict.fromkeys(out))
