@@ -45,6 +45,7 @@ UNKNOWABLE: dict[str, str] = {
     "tensorflow.requirements": "TensorFlow's Requires-Dist pins",
     "libraries": "which CUDA library files TensorFlow's loader opens",
     "xla": "ptxas and libdevice as XLA finds them",
+    "tf_loader": "TensorFlow's own DSO loader's answers (the full run)",
     "toolkits": "the installed CUDA toolkits",
     "python.version": "the target interpreter's version",
     "python.packages": "the installed Python packages",
@@ -255,6 +256,42 @@ class LibraryFacts:
     """Directories searched in loader order: RPATH (only without RUNPATH), LD_LIBRARY_PATH, RUNPATH, default
     dirs; the ldconfig cache, consulted before the default dirs, is not listed. For nvjitlink, RPATH/RUNPATH
     are those of the cusolver or cusparse that loads."""
+    model_path: str | None = None
+    """The file tfdoctor's own loader model resolved, kept only when TensorFlow's loader (`Facts.tf_loader`)
+    answered otherwise and its answer replaced path; None otherwise."""
+    model_disagrees: bool = False
+    """TensorFlow's own DSO loader disagreed with tfdoctor's model for this library: path, found_via
+    ("tensorflow") and error are then TensorFlow's answer, and model_path the model's."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoaderAnswer:
+    """TensorFlow's own DSO loader's answer for one library (the full run's loader oracle)."""
+
+    name: str
+    """Short name as in LibraryFacts.name; "cuda" is libcuda.so.1 (GetCudaDriverDsoHandle)."""
+    function: str
+    """The loader function asked, e.g. "GetCudnnDsoHandle"; nvjitlink is read from the process's maps."""
+    path: str | None = None
+    """The file TensorFlow's loader opened (dlinfo of its handle); None when it failed."""
+    error: str | None = None
+    """TensorFlow's status message when it failed ("Could not load dynamic library ...; dlerror: ..."), or
+    why the call could not be read ("crashed: SIGSEGV", "timed out", an unexpected ABI)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TfLoaderFacts:
+    """TensorFlow's own answer to "which CUDA libraries load": its DsoLoader, asked in a child of the
+    target interpreter that loads libtensorflow_framework without importing TensorFlow."""
+
+    loader: str | None = None
+    """The loader found, "tsl::internal::DsoLoader" (TF >= 2.12) or "stream_executor::internal::DsoLoader";
+    None when none was found (error says why; the libraries then stay as tfdoctor's model resolved them)."""
+    answers: tuple[LoaderAnswer, ...] = ()
+    """One per loader function the framework exports, in the order asked."""
+    error: str | None = None
+    """Why TensorFlow could not be asked, or not about everything: the framework did not load, no loader
+    symbols, the child crashed or timed out (its answers up to then are kept)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,6 +404,9 @@ class PlatformFacts:
     /proc/1/cgroup); False off Linux."""
     is_wsl: bool | None = None
     """"microsoft" in /proc/sys/kernel/osrelease or /proc/version (WSL1 or WSL2); False off Linux."""
+    wsl_version: int | None = None
+    """1 or 2 under WSL (WSL 1 kernels say "Microsoft", WSL 2 kernels "microsoft-standard" / "WSL2");
+    None off WSL or when unknown."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -439,6 +479,9 @@ class Facts:
     """CUDA libraries this TensorFlow will dlopen, in TF's load order; empty without a CUDA TensorFlow."""
     xla: XlaFacts | None = None
     """ptxas and libdevice as XLA will find them; None without a CUDA TensorFlow."""
+    tf_loader: TfLoaderFacts | None = None
+    """TensorFlow's own DSO loader's answers (full run only); None under --quick or without a CUDA
+    TensorFlow."""
     smoke: SmokeFacts | None = None
     """Results of smoke work in the target interpreter; None when it did not run (--quick)."""
     probe_issues: tuple[ProbeIssue, ...] = ()

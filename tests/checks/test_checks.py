@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 from helpers import change, gpu, healthy, ids, judge, pip_lib
-from tfdoctor.facts import Distribution, ProbeIssue
+from tfdoctor.facts import Distribution, HostFacts, ProbeIssue, ToolkitFacts
 from tfdoctor.findings import CheckStatus, Severity
 from tfdoctor.registry import all_checks
 
@@ -129,6 +129,23 @@ CASES = {
     "probe-failed": (replace(H, probe_issues=(ProbeIssue("driver", "timeout", "timed out after 10 s"),)),
                      None),
     "gpus-fewer-than-expected": (change(H, env={"CUDA_VISIBLE_DEVICES": "0,1"}), None),
+    # issue 10: the failures users report
+    "host-gpu-fault": (replace(H, host=HostFacts(kernel_log=(
+        "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.",))), "host-gpu-fault"),
+    "host-iommu-faults": (replace(H, host=HostFacts(kernel_log=("DMAR: DRHD: handling fault status reg 2",))),
+                          "host-iommu-faults"),
+    "wsl1-no-gpu": (change(H, platform={"is_wsl": True, "wsl_version": 1}), "wsl1-no-gpu"),
+    "cuda-toolkit-wrong-version": (replace(
+        H, tensorflow=_tf(version="2.4.0", cuda_version="11.0", requirements={}),
+        toolkits=(ToolkitFacts("/usr/local/cuda-10.1", "10.1.243"),)), "cuda-toolkit-wrong-version"),
+    "cuda-toolkit-on-library-path": (change(H, env={"LD_LIBRARY_PATH": "/usr/local/cuda-11.8/lib64"}), None),
+    "keras-3-with-old-tf": (change(H, tensorflow=_tf(version="2.13.0", requirements={}), python={
+        "packages": {**H.python.packages, "keras": "3.1.1", "numpy": "1.24.3", "protobuf": "4.25.3"}}),
+        "keras-3-with-old-tf"),
+    "keras-tf-mismatch": (change(H, tensorflow=_tf(version="2.6.0", requirements={}), python={
+        "packages": {**H.python.packages, "keras": "2.7.0", "numpy": "1.19.5", "protobuf": "3.19.6"}}), None),
+    "tf-companion-mismatch": (change(H, python={
+        "packages": {**H.python.packages, "tensorflow-text": "2.20.0"}}), "tf-companion-mismatch"),
 }
 EXPECT = {"gpus-fewer-than-expected": 8}
 
@@ -283,7 +300,7 @@ def test_registration_order_is_the_stack():
     import sorter once alphabetised the list; this pins it.)"""
     areas = [spec.area for spec in all_checks()]
     firsts = {area: areas.index(area) for area in dict.fromkeys(areas)}
-    assert list(firsts) == ["driver", "gpu", "cuda", "tensorflow", "platform", "python",
+    assert list(firsts) == ["driver", "gpu", "host", "cuda", "tensorflow", "platform", "python",
                             "environment", "tfdoctor", "smoke"]
 
 

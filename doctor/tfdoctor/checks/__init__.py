@@ -8,6 +8,7 @@ then smoke work), so import sorting is off for this file.
 
 from tfdoctor.checks import driver
 from tfdoctor.checks import gpu
+from tfdoctor.checks import host
 from tfdoctor.checks import cuda
 from tfdoctor.checks import tensorflow
 from tfdoctor.checks import packages

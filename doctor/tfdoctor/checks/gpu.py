@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from tfdoctor import compat
@@ -32,6 +33,12 @@ def gpu_label(gpus: list[GpuFacts]) -> str:
         return f"GPU {idx[0]}"
     run = idx == list(range(idx[0], idx[0] + len(idx)))
     return f"GPUs {idx[0]}-{idx[-1]}" if run else "GPUs " + ", ".join(map(str, idx))
+
+
+def has_tensor_cores(name: str | None, cc: str) -> bool:
+    """Tensor Cores by compute capability, except Turing's TU116/TU117 (GeForce GTX 16xx, also
+    compute capability 7.5), which NVIDIA built without them."""
+    return compat.has_tensor_cores(cc) and not re.search(r"GTX 16\d\d", name or "")
 
 
 def _gpu(g: GpuFacts) -> dict[str, str]:
@@ -155,7 +162,7 @@ def gpu_health(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                 "(nvidia-smi -r) and check for retired pages; replace it if errors return.",
                 remediation=Remediation("reset-gpu", (f"sudo nvidia-smi -i {g.index} -r",),
                                         needs_root=True))
-        if amp and g.compute_capability and not compat.has_tensor_cores(g.compute_capability):
+        if amp and g.compute_capability and not has_tensor_cores(g.name, g.compute_capability):
             yield Finding(
                 "gpu-no-tensor-cores", Severity.WARNING,
                 f"Mixed precision is asked for, but GPU {g.index} ({g.name}, compute capability "

@@ -74,13 +74,17 @@ def python_packages(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 
 @check("keras-version", "Keras matches TensorFlow (Keras 3 vs tf-keras)", "python",
-       emits=("keras-2-with-tf216", "tf-keras-missing", "tf-keras-mismatch"), needs="tensorflow",
+       emits=("keras-2-with-tf216", "tf-keras-missing", "tf-keras-mismatch", "keras-3-with-old-tf",
+              "keras-tf-mismatch"), needs="tensorflow",
        reads=("tensorflow",))
 def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """TF >= 2.16 uses Keras 3; Keras 2 code needs tf-keras and TF_USE_LEGACY_KERAS=1."""
     tf = facts.tensorflow
     tfv = version(tf.version if tf else None)
-    if tf is None or tfv is None or tfv < Version("2.16"):
+    if tf is None or tfv is None:
+        return
+    if tfv < Version("2.16"):
+        yield from _keras_before_216(facts, tf.version or "", tfv)
         return
     pk = facts.python.packages
     keras, tf_keras = version(pk.get("keras")), version(pk.get("tf-keras"))
@@ -108,3 +112,55 @@ def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                       hint="tf-keras releases track TensorFlow's minor version.",
                       remediation=Remediation("pin-python-packages", (
                           pip_install(facts, f"tf-keras~={series}.0"),)))
+
+
+def _keras_before_216(facts: Facts, tf_version: str, tfv: Version) -> Iterator[Finding]:
+    """TF 2.6-2.15 require the keras of their own minor (setup.py: keras >= 2.x, < 2.x+1); Keras 3
+    only works with TF >= 2.16 (keras.io)."""
+    have = facts.python.packages.get("keras")
+    keras = version(have)
+    if keras is None or tfv < Version("2.6"):
+        return
+    series = f"{tfv.major}.{tfv.minor}"
+    fix = Remediation("pin-python-packages", (pip_install(facts, f"keras~={series}.0"),))
+    if keras.major >= 3:
+        yield Finding("keras-3-with-old-tf", Severity.ERROR,
+                      f"Keras {have} is installed, but TensorFlow {tf_version} works only with Keras 2 "
+                      f"({series}): tf.keras and Keras 3 code break each other.",
+                      {"keras": have or "", "tensorflow.version": tf_version},
+                      hint=f"Install keras~={series}.0, or upgrade TensorFlow to 2.16 or newer for Keras 3.",
+                      remediation=fix, links=(KERAS3,))
+    elif (keras.major, keras.minor) != (tfv.major, tfv.minor):
+        yield Finding("keras-tf-mismatch", Severity.ERROR,
+                      f"Keras {have} and TensorFlow {tf_version} are different releases; TensorFlow "
+                      f"{series} requires keras {series}.x (a newer one fails at import).",
+                      {"keras": have or "", "tensorflow.version": tf_version},
+                      hint=f"Install keras~={series}.0.", remediation=fix)
+
+
+COMPANIONS = ("tensorflow-estimator", "tensorflow-text", "tensorboard")
+
+
+@check("tf-companion-packages", "tensorflow-estimator, -text, tensorboard of TensorFlow's release", "python",
+       emits=("tf-companion-mismatch",), needs="tensorflow", reads=("tensorflow",))
+def tf_companion_packages(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """These are released per TensorFlow minor (TF's setup.py pins tensorboard and, up to 2.15,
+    tensorflow-estimator to its own minor; tensorflow-text must match TensorFlow's minor)."""
+    tf = facts.tensorflow
+    tfv = version(tf.version if tf else None)
+    if tf is None or tfv is None:
+        return
+    for name in COMPANIONS:
+        have = facts.python.packages.get(name)
+        v = version(have)
+        if v is None or (name == "tensorflow-estimator" and tfv >= Version("2.16")):
+            continue
+        if (v.major, v.minor) != (tfv.major, tfv.minor):
+            yield Finding("tf-companion-mismatch",
+                          Severity.WARNING if name == "tensorboard" else Severity.ERROR,
+                          f"{name} {have} is not of TensorFlow {tf.version}'s release "
+                          f"({tfv.major}.{tfv.minor}).",
+                          {"package": name, "installed": have or "", "tensorflow.version": tf.version or ""},
+                          hint=f"Install {name}~={tfv.major}.{tfv.minor}.0.",
+                          remediation=Remediation("pin-python-packages", (
+                              pip_install(facts, f"{name}~={tfv.major}.{tfv.minor}.0"),)))

@@ -111,6 +111,7 @@ def probe_platform(host: Host, issues: list[ProbeIssue]) -> PlatformFacts:
         cpu_flags=parse_cpu_flags(cpuinfo) if cpuinfo is not None else None,
         in_container=in_container(host) if uname.system == "Linux" else False,
         is_wsl=is_wsl(host) if uname.system == "Linux" else False,
+        wsl_version=wsl_version(host) if uname.system == "Linux" else None,
     )
 
 
@@ -155,6 +156,15 @@ def in_container(host: Host) -> bool:
         return True
     cgroup = host.read_text("/proc/1/cgroup") or ""
     return bool(_CONTAINER_CGROUP.search(cgroup))
+
+
+def wsl_version(host: Host) -> int | None:
+    """2 for WSL 2 kernels ("...-microsoft-standard-WSL2", "...-microsoft-standard"), 1 for WSL 1's
+    ("4.4.0-19041-Microsoft"); None off WSL."""
+    text = host.read_text("/proc/sys/kernel/osrelease") or ""
+    if "microsoft" not in text.lower():
+        return None
+    return 2 if ("microsoft-standard" in text.lower() or "wsl2" in text.lower()) else 1
 
 
 def is_wsl(host: Host) -> bool:

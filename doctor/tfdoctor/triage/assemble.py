@@ -132,8 +132,9 @@ def _platform(seen: _Seen, unknown: list[str], note: Any) -> PlatformFacts:
                                       "platform.glibc", "platform.cpu_flags", "platform.in_container",
                                       "platform.is_wsl"):
             unknown.append(path)
-    if seen.get("platform.wsl_version") == 1:
+    if seen.get("platform.wsl_version") in (1, 2):
         fields["is_wsl"] = True
+        fields["wsl_version"] = seen.get("platform.wsl_version")
     return PlatformFacts(**fields)
 
 

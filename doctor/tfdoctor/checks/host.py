@@ -1,0 +1,116 @@
+"""Host state outside the driver: GPU faults and IOMMU faults in the kernel log, WSL 1, and
+CUDA toolkits of another version than TensorFlow needs."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from tfdoctor import compat
+from tfdoctor.checks.common import TF_SOURCE, version
+from tfdoctor.facts import Facts
+from tfdoctor.findings import Finding, Remediation, Severity
+from tfdoctor.registry import CheckConfig, NotApplicable, check
+
+IOMMU = re.compile(r"DMAR: \[?DMA (?:Read|Write)|DMAR: DRHD: handling fault"
+                   r"|AMD-Vi: Event logged \[IO_PAGE_FAULT|IOMMU.*fault", re.IGNORECASE)
+GPU_FAULT = re.compile(r"NVRM: Xid \(PCI:[^)]*\): (?P<xid>\d+)|fallen off the bus|RmInitAdapter failed")
+NCCL_P2P = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#pci-access-control-services-acs"
+XID = "https://docs.nvidia.com/deploy/xid-errors/index.html"
+
+
+@check("host-kernel-log", "The kernel log shows no GPU or IOMMU faults", "host",
+       emits=("host-iommu-faults", "host-gpu-fault"), reads=("host",))
+def host_kernel_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """NVRM Xid errors and "fallen off the bus" are hardware or driver faults; IOMMU / DMAR page
+    faults break the peer-to-peer transfers NCCL uses between GPUs (NCCL troubleshooting guide)."""
+    lines = facts.host.kernel_log
+    if not lines:
+        return
+    faults = [ln for ln in lines if GPU_FAULT.search(ln)]
+    if faults:
+        xids = sorted({m.group("xid") for ln in faults if (m := GPU_FAULT.search(ln)) and m.group("xid")})
+        yield Finding("host-gpu-fault", Severity.ERROR,
+                      "The kernel log shows GPU faults" + (f" (Xid {', '.join(xids)})" if xids else "")
+                      + ": the GPU or its driver failed, not TensorFlow.",
+                      {"kernel_log": faults[0][:300], "lines": str(len(faults))},
+                      hint="Look the Xid up in NVIDIA's Xid table; 79 (fallen off the bus) and 48/63/64 "
+                           "(ECC) point at hardware, power or cooling; reboot, then test with nvidia-smi -q.",
+                      links=(XID,))
+    iommu = [ln for ln in lines if IOMMU.search(ln)]
+    if iommu:
+        yield Finding("host-iommu-faults", Severity.ERROR,
+                      "The kernel log shows IOMMU faults: peer-to-peer transfers between GPUs (NCCL "
+                      "all-reduce) hang or return wrong results.",
+                      {"kernel_log": iommu[0][:300], "lines": str(len(iommu))},
+                      hint="Disable the IOMMU or put it in pass-through mode for the GPUs (kernel command "
+                           "line iommu=pt, or intel_iommu=off / amd_iommu=off), or disable ACS on the PCIe "
+                           "switches; as a workaround NCCL_P2P_DISABLE=1 (slower).",
+                      remediation=Remediation("disable-nccl-p2p", ("export NCCL_P2P_DISABLE=1",)),
+                      links=(NCCL_P2P,))
+
+
+@check("wsl-version", "WSL 2, not WSL 1, for a GPU under Windows", "host",
+       emits=("wsl1-no-gpu",), reads=("platform.is_wsl",))
+def wsl_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """WSL 1 has no GPU support: CUDA on WSL needs WSL 2 (NVIDIA's CUDA on WSL guide)."""
+    p = facts.platform
+    if not p.is_wsl:
+        raise NotApplicable
+    if p.wsl_version == 1:
+        yield Finding("wsl1-no-gpu", Severity.ERROR,
+                      "This is WSL 1, which has no GPU support: CUDA under Windows needs WSL 2.",
+                      {"platform.release": p.release or "?", "platform.wsl_version": "1"},
+                      hint="Convert the distribution: `wsl --set-version <distro> 2` in Windows, then "
+                           "install only the Windows NVIDIA driver.",
+                      remediation=Remediation("wsl-set-version-2", ("wsl.exe --set-version <distro> 2",)),
+                      links=("https://docs.nvidia.com/cuda/wsl-user-guide/index.html",))
+
+
+@check("cuda-toolkit", "Installed CUDA toolkit fits TensorFlow", "cuda",
+       emits=("cuda-toolkit-wrong-version", "cuda-toolkit-on-library-path"), needs="tensorflow",
+       reads=("tensorflow",))
+def cuda_toolkit(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """Before 2.14 TensorFlow loads the CUDA libraries of the system toolkit, which must be the
+    CUDA major.minor of its tested build configuration; from 2.14 the pip wheels bring them and a
+    toolkit of another major on LD_LIBRARY_PATH only shadows them."""
+    tf = facts.tensorflow
+    release = compat.tf_release(tf.version) if tf and tf.version else None
+    if tf is None or tf.is_cuda_build is False or release is None or not release.cuda:
+        raise NotApplicable
+    need = version(release.cuda)
+    tfv = version(tf.version)
+    if need is None or tfv is None:
+        raise NotApplicable
+    have = [(t, version(t.version)) for t in facts.toolkits if t.version]
+    pip_era = (tfv.major, tfv.minor) >= (2, 14)
+    if have and not pip_era and all(v is not None and (v.major, v.minor) != (need.major, need.minor)
+                                    for _, v in have):
+        kit, _ = have[0]
+        yield Finding(
+            "cuda-toolkit-wrong-version", Severity.ERROR,
+            f"TensorFlow {tf.version} needs the CUDA {release.cuda} libraries (cuDNN {release.cudnn}); "
+            f"the installed toolkit is CUDA {kit.version}, so libraries such as "
+            f"libcudart.so.{need.major}.{need.minor if need.major < 11 else 0} are missing.",
+            {"tensorflow.version": tf.version or "", "toolkit": f"{kit.version} ({kit.path or kit.via})",
+             "needs_cuda": release.cuda, "needs_cudnn": release.cudnn},
+            hint=f"Install CUDA {release.cuda} and cuDNN {release.cudnn} (beside the other toolkit "
+                 "is fine) and put its lib64 on LD_LIBRARY_PATH, or install a TensorFlow built for the "
+                 "toolkit you have (tested build configurations).",
+            links=(TF_SOURCE,))
+        return
+    path = facts.env.get("LD_LIBRARY_PATH") or ""
+    if not pip_era or not path:
+        return
+    other = [d for d in path.split(":")
+             if (m := re.search(r"cuda-?(\d+)(?:\.\d+)?", d)) and int(m.group(1)) != need.major]
+    if other:
+        yield Finding(
+            "cuda-toolkit-on-library-path", Severity.WARNING,
+            f"LD_LIBRARY_PATH puts a CUDA toolkit of another major ({other[0]}) before the CUDA "
+            f"{need.major} libraries TensorFlow {tf.version}'s pip wheels bring: a library of the wrong "
+            "version can load first.",
+            {"env.LD_LIBRARY_PATH": path, "needs_cuda": release.cuda},
+            hint="Remove that directory from LD_LIBRARY_PATH for TensorFlow (the [and-cuda] wheels "
+                 "need no system toolkit).",
+            links=(TF_SOURCE,))

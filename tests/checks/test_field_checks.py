@@ -1,0 +1,80 @@
+"""Checks added for the failures users report (issue 10): kernel-log faults, WSL 1, a CUDA
+toolkit of the wrong version, Keras with TF <= 2.15, companion packages, GTX 16xx mixed precision."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tfdoctor.facts import HostFacts, TensorFlowFacts, ToolkitFacts
+
+from tests.helpers import change, healthy, ids, judge
+
+# Real kernel-log lines (Xid 79: NVIDIA's Xid table example; DMAR: an Intel VT-d fault as dmesg prints it).
+XID = "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus."
+DMAR = "DMAR: DRHD: handling fault status reg 2"
+
+
+def old_tf(version: str = "2.4.0", cuda: str = "11.0") -> TensorFlowFacts:
+    tf = healthy().tensorflow
+    assert tf is not None
+    return replace(tf, version=version, cuda_version=cuda, requirements={})
+
+
+def test_kernel_log_faults() -> None:
+    """Xid / fallen off the bus is a GPU fault; a DMAR fault breaks peer-to-peer: both errors."""
+    facts = replace(healthy(gpus=2), host=HostFacts(kernel_log=(XID, DMAR)))
+    assert {"host-gpu-fault", "host-iommu-faults"} <= set(ids(judge(facts)))
+    assert "host-gpu-fault" not in ids(judge(healthy()))
+
+
+def test_wsl1_has_no_gpu() -> None:
+    """WSL 1 is named; WSL 2 is fine."""
+    wsl1 = change(healthy(), platform={"is_wsl": True, "wsl_version": 1})
+    assert "wsl1-no-gpu" in ids(judge(wsl1))
+    wsl2 = change(healthy(), platform={"is_wsl": True, "wsl_version": 2})
+    assert "wsl1-no-gpu" not in ids(judge(wsl2))
+
+
+def test_toolkit_of_another_version_before_214() -> None:
+    """TF 2.4 needs CUDA 11.0 from the system; a CUDA 10.1 toolkit is the cause. From 2.14 the pip
+    wheels bring CUDA, so a toolkit only matters when it is on LD_LIBRARY_PATH."""
+    kit = ToolkitFacts("/usr/local/cuda-10.1", "10.1.243")
+    facts = replace(healthy(), tensorflow=old_tf(), toolkits=(kit,))
+    report = judge(facts)
+    assert "cuda-toolkit-wrong-version" in ids(report)
+    fits = replace(facts, toolkits=(ToolkitFacts("/usr/local/cuda-11.0", "11.0.221"),))
+    assert "cuda-toolkit-wrong-version" not in ids(judge(fits))
+    shadow = change(healthy(), env={"LD_LIBRARY_PATH": "/usr/local/cuda-11.8/lib64"})
+    assert "cuda-toolkit-on-library-path" in ids(judge(shadow))
+    same = change(healthy(), env={"LD_LIBRARY_PATH": "/usr/local/cuda-12.4/lib64"})
+    assert "cuda-toolkit-on-library-path" not in ids(judge(same))
+
+
+def test_keras_with_tf_before_216() -> None:
+    """Keras 3 with TF 2.13 and keras 2.7 with TF 2.6 are errors; keras 2.13 with TF 2.13 is fine."""
+    def with_keras(tf: str, keras: str) -> list[str]:
+        facts = replace(healthy(), tensorflow=old_tf(tf, "11.8"))
+        return ids(judge(change(facts, python={"packages": {**facts.python.packages, "keras": keras}})))
+    assert "keras-3-with-old-tf" in with_keras("2.13.0", "3.1.1")
+    assert "keras-tf-mismatch" in with_keras("2.6.1", "2.7.0")
+    assert not {"keras-3-with-old-tf", "keras-tf-mismatch"} & set(with_keras("2.13.0", "2.13.1"))
+
+
+def test_companion_packages() -> None:
+    """tensorflow-estimator of another minor is an error, tensorboard a warning."""
+    facts = replace(healthy(), tensorflow=old_tf("2.6.0", "11.2"))
+    pk = {**facts.python.packages, "tensorflow-estimator": "2.7.0", "tensorboard": "2.6.0"}
+    report = judge(change(facts, python={"packages": pk}))
+    found = [f for f in report.findings if f.id == "tf-companion-mismatch"]
+    assert [f.evidence["package"] for f in found] == ["tensorflow-estimator"]
+
+
+def test_gtx16_has_no_tensor_cores() -> None:
+    """A GTX 1660 says compute capability 7.5 but has no Tensor Cores: mixed precision gets the warning."""
+    facts = change(healthy(gpus=1), env={"TF_ENABLE_AUTO_MIXED_PRECISION": "1"})
+    facts = replace(facts, driver=replace(facts.driver, gpus=(replace(facts.driver.gpus[0],
+                    name="NVIDIA GeForce GTX 1660 Ti", compute_capability="7.5"),)))
+    assert "gpu-no-tensor-cores" in ids(judge(facts))
+    rtx = replace(facts, driver=replace(facts.driver, gpus=(replace(facts.driver.gpus[0],
+                  name="NVIDIA GeForce RTX 2080", compute_capability="7.5"),)))
+    assert "gpu-no-tensor-cores" not in ids(judge(rtx))
