@@ -1,5 +1,6 @@
 """What to ask for: the commands whose output would decide the checks that could not check."""
 
+# ruff: noqa: E501  (COMMANDS and EVIDENCE are tables)
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -22,7 +23,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                              "cat /proc/driver/nvidia/version; lsmod | grep -E 'nvidia|nouveau'"),
     "driver.device_nodes": ("kernel-module", "ls -l /dev/nvidia*"),
     "cuda_driver": ("tf-log", TF_LOG),
-    "libraries": ("tf-log", TF_LOG),
+    "libraries": ("libraries", "ldconfig -p | grep -E 'libcudart|libcublas|libcudnn|libnccl'; ls \"$(python -c "
+                               "'import site; print(site.getsitepackages()[0])')\"/nvidia/*/lib"),
     "tensorflow": ("packages", "pip list"),
     "tensorflow.distributions": ("packages", "pip list"),
     "python.packages": ("packages", "pip list"),
@@ -39,10 +41,31 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "platform.in_container": ("platform", "uname -a; cat /etc/os-release"),
     "platform.is_wsl": ("platform", "uname -a; cat /etc/os-release"),
     "platform.cpu_flags": ("cpu", "grep -o -w -E 'avx|avx2|fma|sse4_2' /proc/cpuinfo | sort -u"),
+    "platform.release": ("platform", "uname -a; cat /etc/os-release"),
     "host": ("kernel-module", "sudo dmesg | grep -i -E 'nvrm|xid|dmar|iommu'"),
 }
 LIMIT = 4
 """At most this many asks: support asks for a few things, not for everything."""
+
+_LIBS = ("libraries", "env", "toolkits")
+_DRIVER = ("driver", "driver.kernel_module", "env")
+_PACKAGES = ("python.packages", "tensorflow.build")
+EVIDENCE: dict[str, tuple[str, ...]] = {
+    "tf-log-library-not-loaded": _LIBS, "tf-log-gpu-libraries-missing": _LIBS,
+    "tf-log-cudnn-version-mismatch": _LIBS, "tf-log-cudnn-failed": _LIBS, "cuda-library-missing": _LIBS,
+    "cuda-library-too-old": _LIBS, "cuda-toolkit-wrong-version": _LIBS,
+    "tf-log-driver-library-missing": _DRIVER, "tf-log-driver-missing": _DRIVER,
+    "tf-log-driver-not-running": _DRIVER, "tf-log-driver-too-old": _DRIVER, "tf-log-cuda-init-failed": _DRIVER,
+    "tf-log-ptx-too-new-for-driver": _DRIVER, "libcuda-missing": _DRIVER, "libcuda-init-failed": _DRIVER,
+    "tf-log-pip-dependency-conflict": _PACKAGES, "tf-log-keras3-incompatible": _PACKAGES,
+    "tf-log-keras-tf-mismatch": _PACKAGES, "tf-log-numpy2-abi": _PACKAGES, "tf-log-protobuf-descriptors": _PACKAGES,
+    "tf-log-tf-internal-api-mismatch": _PACKAGES, "tf-log-ml-dtypes-mismatch": _PACKAGES,
+    "tf-log-no-matching-wheel": ("platform.system", "python.version"),
+    "tf-log-illegal-instruction": ("platform.cpu_flags",), "cpu-missing-instructions": ("platform.cpu_flags",),
+    "tf-log-gpu-out-of-memory": ("driver",), "tf-log-cudnn-handle-failed": ("driver", "libraries"),
+    "tf-log-cc-not-in-build": ("tensorflow.build", "driver"), "tf-log-ptx-invalid": ("tensorflow.build", "driver"),
+}
+"""Finding -> the facts that would confirm or refute its cause: asked first, when unknown."""
 
 
 def area_of(fact: str) -> str:
@@ -65,6 +88,22 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
     facts_of: dict[str, str] = {}
     decides: dict[str, list[str]] = {}
     total = len(report.outcomes) or 1
+    # What the report already points at comes first: the facts that would confirm its findings.
+    pointed = [f for f in report.findings if not f.caused_by]
+    if report.facts.smoke is None and not report.facts.known("cuda_driver"):
+        scores[_command("cuda_driver")] = 8.0  # no TensorFlow log at all: worth asking early
+        facts_of[_command("cuda_driver")] = "cuda_driver"
+        decides[_command("cuda_driver")] = []
+    for weight, finding in enumerate(pointed[:3]):
+        for rank, fact in enumerate(EVIDENCE.get(finding.id, ())):
+            if report.facts.known(fact):
+                continue
+            command = _command(fact)
+            scores[command] = scores.get(command, 0.0) + 40.0 - 10 * weight - 3 * rank
+            facts_of.setdefault(command, fact)
+            decides.setdefault(command, [])
+            if finding.id not in decides[command]:
+                decides[command].append(finding.id)
     for rank, outcome in enumerate(report.outcomes):
         if outcome.status is not CheckStatus.COULD_NOT_CHECK:
             continue

@@ -93,7 +93,8 @@ def score(case: Case, report: dict[str, Any] | None, causes: dict[str, Any]) -> 
         text = (f["message"] + " " + " ".join(map(str, f["evidence"].values()))).lower()
         return f["id"] in ids and (not subject or subject in text)
 
-    root = report["verdict"]["root_cause"]
-    top1 = root is not None and bool(ranked) and ranked[0]["id"] == root and names(ranked[0])
+    # The finding tfdoctor ranks first (the root cause on a "problems" verdict; on a verdict
+    # without errors the first warning is still what the user reads first).
+    top1 = bool(ranked) and names(ranked[0])
     top3 = any(names(f) for f in ranked[:TOP])
     return Score(case.name, case.category, True, top1, top3, verdict == "healthy", False, got)
