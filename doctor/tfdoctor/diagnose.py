@@ -43,7 +43,7 @@ def diagnose(host: Host, config: CheckConfig = CheckConfig(), *, smoke: SmokeOpt
     try:
         running = pool.submit(run_smoke, host, only=smoke.only, budget=smoke.budget,
                               per_recipe=smoke.per_recipe, progress=smoke_progress, cancel=cancel)
-        facts = collect_facts(host, progress)
+        facts = collect_facts(host, progress, tf_loader=True)
         smoke_facts = running.result()
     except BaseException:
         cancel.set()  # Ctrl+C, SIGTERM: stop the smoke child now, not at its time limit

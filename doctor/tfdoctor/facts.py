@@ -233,7 +233,8 @@ class LibraryFacts:
     found."""
     found_via: str | None = None
     """Search stage that found path: rpath, ld_library_path, runpath, ldconfig (the ld.so cache) or
-    default_dirs; None when not found."""
+    default_dirs; tensorflow when TensorFlow's own loader (full run) disagreed with that model; None when not
+    found."""
     origin: str | None = None
     """Who installed path: pip (site-packages/nvidia), conda, cuda-toolkit (`/usr/local/cuda*`, `/opt/cuda*`),
     wsl (/usr/lib/wsl), else system."""

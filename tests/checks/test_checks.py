@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 from helpers import change, gpu, healthy, ids, judge, pip_lib
-from tfdoctor.facts import Distribution, HostFacts, ProbeIssue, ToolkitFacts
+from tfdoctor.facts import Distribution, HostFacts, LoaderAnswer, ProbeIssue, TfLoaderFacts, ToolkitFacts
 from tfdoctor.findings import CheckStatus, Severity
 from tfdoctor.registry import all_checks
 
@@ -77,6 +77,12 @@ CASES = {
                                                           "/venv/lib/python3.11/site-packages/nvidia/cusolver/lib/libcusolver.so.11",))),
                              "cuda-library-missing"),
     "cuda-library-too-old": (change(H, libraries=_lib("cudnn", version="9.1.0")), "cuda-library-too-old"),
+    # TensorFlow's loader opened a cuDNN where the model saw none: its answer replaced the model's.
+    "tf-loader-disagrees": (change(H, tf_loader=TfLoaderFacts(
+        loader="tsl::internal::DsoLoader",
+        answers=(LoaderAnswer("cudnn", "GetCudnnDsoHandle", path="/opt/x/libcudnn.so.9"),)),
+        libraries=_lib("cudnn", path="/opt/x/libcudnn.so.9", found_via="tensorflow",
+                       model_path=None, model_disagrees=True)), None),
     "cuda-library-shadowed": (change(H, libraries=_lib(
         "cudnn", path="/usr/lib/x86_64-linux-gnu/libcudnn.so.9", found_via="ld_library_path",
         origin="system", version="9.3.0",

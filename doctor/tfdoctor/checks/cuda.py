@@ -178,6 +178,32 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                     f"{shlex.quote(os.path.dirname(lib.path))} | paste -sd:)",)))
 
 
+@check("tf-loader", "TensorFlow's own loader agrees with tfdoctor's model", "cuda",
+       emits=("tf-loader-disagrees",), reads=("libraries",))
+def tf_loader(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """TensorFlow's DsoLoader (asked in the full run) opens what tfdoctor's loader model predicts.
+
+    The library verdicts already use TensorFlow's answer; a disagreement means tfdoctor's model
+    of the search (libresolve.py) is wrong for this layout, so its search-path advice may be too.
+    """
+    if facts.tf_loader is None or not facts.tf_loader.answers:
+        raise NotApplicable
+    for lib in facts.libraries:
+        if not lib.model_disagrees:
+            continue
+        said = lib.path or f"cannot load it ({lib.error})"
+        yield Finding(
+            "tf-loader-disagrees", Severity.WARNING,
+            f"TensorFlow's own loader and tfdoctor's model disagree on {lib.soname}: "
+            f"TensorFlow {'opens ' + lib.path if lib.path else 'cannot load it'}, the model "
+            f"predicted {lib.model_path or 'no file'}.",
+            {"library.soname": lib.soname, "library.path": said,
+             "library.model_path": lib.model_path or "not found",
+             "tf_loader.loader": facts.tf_loader.loader or "?"},
+            hint="The findings above use TensorFlow's answer. Please report this layout (tfdoctor "
+            "report) so the loader model can be fixed.")
+
+
 @check("cudnn-gpu-support", "The loaded cuDNN supports each GPU", "cuda",
        emits=("cudnn-gpu-unsupported",), needs="tensorflow", reads=("libraries", "driver.gpus"),
        consequence_of=("gpu-too-old-for-tf", "gpu-newer-than-tf"))

@@ -35,14 +35,25 @@ Progress = Callable[[str], None]
 """Called with a probe's name when it finishes (the TUI streams areas in as they land)."""
 
 
-def collect_facts(host: Host, progress: Progress | None = None) -> Facts:
-    """Probe the machine: driver, CUDA driver API, target interpreter, libraries, XLA, platform."""
-    from tfdoctor.facts import CudaDriverFacts, DriverFacts, LibraryFacts, PlatformFacts, TensorFlowFacts
+def collect_facts(host: Host, progress: Progress | None = None, *, tf_loader: bool = False) -> Facts:
+    """Probe the machine: driver, CUDA driver API, target interpreter, libraries, XLA, platform.
+
+    `tf_loader` also asks TensorFlow's own DSO loader (tfloader.py; the full run, not --quick).
+    """
+    from tfdoctor.facts import (
+        CudaDriverFacts,
+        DriverFacts,
+        LibraryFacts,
+        PlatformFacts,
+        TensorFlowFacts,
+        TfLoaderFacts,
+    )
     from tfdoctor.probes.cuda_driver import probe_cuda_driver
     from tfdoctor.probes.driver import probe_driver
-    from tfdoctor.probes.libraries import probe_libraries
+    from tfdoctor.probes.libraries import find_framework, is_cuda_tf, probe_libraries
     from tfdoctor.probes.platform import probe_env, probe_platform
     from tfdoctor.probes.target import probe_target
+    from tfdoctor.probes.tfloader import probe_tf_loader
     from tfdoctor.probes.xla import probe_xla
 
     issues: Issues = []
@@ -61,9 +72,13 @@ def collect_facts(host: Host, progress: Progress | None = None) -> Facts:
         no_target: tuple[PythonFacts, TensorFlowFacts | None] = (PythonFacts(executable=host.python), None)
         target = submit("target", no_target, lambda: probe_target(host, issues))
         python, tensorflow = target.result()
+        no_loader: TfLoaderFacts | None = None
+        loader = submit("tf-loader", no_loader, lambda: probe_tf_loader(
+            host, issues, find_framework(tensorflow.package_dir if tensorflow else None),
+            tensorflow)) if tf_loader and is_cuda_tf(tensorflow) else None
         no_libraries: tuple[LibraryFacts, ...] = ()
-        libraries = submit("libraries", no_libraries,
-                           lambda: probe_libraries(host, issues, python, tensorflow))
+        libraries = submit("libraries", no_libraries, lambda: probe_libraries(
+            host, issues, python, tensorflow, loader.result() if loader else None))
         xla = submit("xla", None, lambda: probe_xla(host, issues, python, tensorflow))
         no_env: dict[str, str] = {}
         env = guarded("env", issues, no_env, lambda: probe_env(host))
@@ -80,6 +95,7 @@ def collect_facts(host: Host, progress: Progress | None = None) -> Facts:
             tensorflow=tensorflow,
             libraries=libraries.result(),
             xla=xla.result(),
+            tf_loader=loader.result() if loader else None,
             probe_issues=tuple(issues),
             unknown=probe_unknowns(host, issues, platform_facts.system),
         )
@@ -87,7 +103,8 @@ def collect_facts(host: Host, progress: Progress | None = None) -> Facts:
 
 # A probe that crashed left its whole area at the default value: that value is unknown, not absent.
 AREAS = {"driver": ("driver",), "cuda-driver": ("cuda_driver",), "libraries": ("libraries",),
-         "xla": ("xla",), "env": ("env",), "target": ("tensorflow", "python.packages")}
+         "xla": ("xla",), "env": ("env",), "tf-loader": ("tf_loader",),
+         "target": ("tensorflow", "python.packages")}
 
 
 def probe_unknowns(host: Host, issues: Issues, system: str | None) -> tuple[str, ...]:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from tfdoctor.facts import LibraryFacts, ProbeIssue, PythonFacts, TensorFlowFacts
+from tfdoctor.facts import LibraryFacts, ProbeIssue, PythonFacts, TensorFlowFacts, TfLoaderFacts
 from tfdoctor.host import Host
-from tfdoctor.probes import libfallback, libresolve
+from tfdoctor.probes import libfallback, libresolve, tfloader
 from tfdoctor.probes.elf import DynamicInfo, expand_origin, read_dynamic
 from tfdoctor.probes.ldcache import read_cache
 from tfdoctor.probes.libversion import ASKABLE, Answer, ask_versions
@@ -111,9 +111,13 @@ def find_framework(package_dir: str | None) -> str | None:
 
 
 def probe_libraries(
-    host: Host, issues: list[ProbeIssue], python: PythonFacts, tf: TensorFlowFacts | None
+    host: Host, issues: list[ProbeIssue], python: PythonFacts, tf: TensorFlowFacts | None,
+    loader: TfLoaderFacts | None = None,
 ) -> tuple[LibraryFacts, ...]:
-    """Resolve, locate and version every CUDA library this TensorFlow will load; () for CPU TF."""
+    """Resolve, locate and version every CUDA library this TensorFlow will load; () for CPU TF.
+
+    With `loader` (TensorFlow's own answers, tfloader.py), TensorFlow wins where it disagrees.
+    """
     if tf is None or not is_cuda_tf(tf):
         return ()
     sonames = wanted_sonames(tf)
@@ -145,6 +149,12 @@ def probe_libraries(
         searched = tuple(d for s in steps for d in s.dirs)
         resolved[name] = (libresolve.resolve(soname, steps, cache, ident), searched)
 
+    verdicts = tfloader.reconcile(sonames, {n: r.path for n, (r, _) in resolved.items()}, loader)
+    for name, verdict in verdicts.items():
+        model, searched = resolved[name]
+        via = "tensorflow" if verdict.path else None
+        resolved[name] = (libresolve.Resolution(verdict.path, via, model.candidates), searched)
+
     to_ask = [(n, r.path) for n, (r, _) in resolved.items() if r.path]
     hints = {
         n: int(m) for n, s in sonames.items() if (m := libfallback.soname_major(s)) and m.isdigit()
@@ -161,21 +171,23 @@ def probe_libraries(
         copies, others = libresolve.copies_and_versions(
             soname, resolution.path, resolution.candidates, dirs, cache, listing
         )
-        facts.append(
-            _library_facts(
-                host,
-                name,
-                soname,
-                resolution,
-                searched,
-                copies,
-                others,
-                answers.get(name),
-                python.packages,
-                cuda_major,
-                conda,
-            )
+        fact = _library_facts(
+            host,
+            name,
+            soname,
+            resolution,
+            searched,
+            copies,
+            others,
+            answers.get(name),
+            python.packages,
+            cuda_major,
+            conda,
         )
+        if name in verdicts:
+            fact = replace(fact, model_path=verdicts[name].model_path, model_disagrees=True,
+                           error=verdicts[name].error or fact.error)
+        facts.append(fact)
     return tuple(facts)
 
 
