@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 @click.option("--allow-root", is_flag=True,
               help="Also offer to run root commands; each one is shown and must be confirmed.")
 @click.option("--undo", is_flag=True, help="Revert the last apply in this environment.")
+@click.option("--recover", is_flag=True,
+              help="Restore the backup of an apply that never finished (tfdoctor was killed).")
 @click.option("--plan-out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Save the plan as JSON to review and apply later on this machine.")
 @click.option("--plan", "plan_file", type=click.Path(dir_okay=False, path_type=Path),
@@ -31,7 +33,8 @@ if TYPE_CHECKING:
 @click.option("--json", "as_json", is_flag=True, help="Write one JSON document to stdout.")
 @click.pass_context
 def fix(ctx: click.Context, python: str | None, do_apply: bool, yes: bool, allow_root: bool,
-        undo: bool, plan_out: Path | None, plan_file: Path | None, as_json: bool) -> None:
+        undo: bool, recover: bool, plan_out: Path | None, plan_file: Path | None,
+        as_json: bool) -> None:
     """Fix what the diagnosis found: a dry run by default; --apply changes things, --undo reverts.
 
     Journal and backups: $XDG_STATE_HOME/tfdoctor (default ~/.local/state/tfdoctor).
@@ -41,6 +44,11 @@ def fix(ctx: click.Context, python: str | None, do_apply: bool, yes: bool, allow
 
     if undo and (do_apply or plan_file):
         raise FixError("--undo cannot be combined with --apply or --plan")
+    if recover and (do_apply or plan_file or undo):
+        raise FixError("--recover cannot be combined with --apply, --undo or --plan")
+    if recover:
+        ctx.exit(_recover(resolve_python(python), as_json))
+        return
     if plan_file is not None:
         from tfdoctor.fixing.model import load_plan
 
@@ -82,6 +90,7 @@ def _run(plan: FixPlan, before: Report | None, *, do_apply: bool, yes: bool, all
     from tfdoctor.exit_codes import ExitCode
     from tfdoctor.fixing.render import render_plan
 
+    _say_unfinished(plan.prefix)
     previews = _previews(plan)
     if not do_apply:
         if as_json:
@@ -89,24 +98,52 @@ def _run(plan: FixPlan, before: Report | None, *, do_apply: bool, yes: bool, all
         else:
             click.echo(render_plan(plan, previews, dry_run=True), nl=False)
         return ExitCode.OK
-    from tfdoctor.fixing.apply import apply_plan
+    from tfdoctor.console import error
+    from tfdoctor.fixing.apply import FixInterrupted, apply_plan
+    from tfdoctor.fixing.proc import CancelToken, interruptible
     from tfdoctor.fixing.render import render_apply, render_step
 
     if not as_json:
         note(render_plan(plan, previews, dry_run=False))
 
+    cancel = CancelToken()
+
+    def ask(question: str) -> bool:
+        cancel.at_prompt = True  # Ctrl+C at a prompt stops the apply (and rolls back) at once
+        try:
+            return click.confirm(question, default=False, err=True)
+        finally:
+            cancel.at_prompt = False
+
     def confirm(step: FixStep) -> bool:
         if yes:
             return True
         note(render_step(plan.steps.index(step) + 1, step, previews.get(plan.steps.index(step))))
-        return click.confirm(f"Apply {step.fix_id}?", default=False, err=True)
+        return ask(f"Apply {step.fix_id}?")
 
     def confirm_root(step: FixStep) -> bool:
         note("As root, tfdoctor would run:\n" + "\n".join(f"  $ {c}" for c in step.commands))
-        return click.confirm(f"Run {step.fix_id} as root?", default=False, err=True)
+        return ask(f"Run {step.fix_id} as root?")
 
-    result = apply_plan(plan, confirm, confirm_root, allow_root=allow_root)
-    after = _diagnose(plan.python, _activated_env(plan) if _hook_done(plan, result) else None)
+    if before is None:  # a saved plan: judge the apply against the environment as it is now
+        before = _diagnose(plan.python, None)
+    reports: dict[str, Report] = {}
+
+    def judge(result: Any) -> tuple[str, ...]:
+        """The diagnosis after the apply; a finding not there before rolls the apply back."""
+        env = _activated_env(plan) if _hook_done(plan, result) else None
+        reports["after"] = _diagnose(plan.python, env)
+        return tuple(f.id for f in reports["after"].findings)
+
+    try:
+        with interruptible(cancel, note):
+            result = apply_plan(plan, confirm, confirm_root, allow_root=allow_root, judge=judge,
+                                cancel=cancel, baseline=tuple(f.id for f in before.findings))
+    except FixInterrupted as exc:
+        error(str(exc))
+        return ExitCode.INTERRUPTED if exc.signal_name == "SIGINT" else ExitCode.TERMINATED
+    after = reports.get("after") or _diagnose(
+        plan.python, _activated_env(plan) if _hook_done(plan, result) else None)
     before_ids = before_ids_of(plan, before)
     after_ids = tuple(f.id for f in after.findings)
     if as_json:
@@ -145,21 +182,65 @@ def _activated_env(plan: FixPlan) -> dict[str, str] | None:
         return None
 
 
-def _undo(python: str, as_json: bool) -> int:
+def _say_unfinished(prefix: str) -> None:
+    """Before anything else: an apply running now, or one that never finished (kill -9)."""
+    from tfdoctor.console import note
+    from tfdoctor.fixing.apply import unfinished_words
+    from tfdoctor.fixing.journal import Journal
+    from tfdoctor.fixing.lock import holder
+
+    running = holder(prefix)
+    if running is not None:
+        note(f"A fix is running in {prefix} now: {running}.")
+        return
+    stale = Journal.unfinished(prefix)
+    if stale is not None:
+        note(unfinished_words(stale)[0].upper() + unfinished_words(stale)[1:] + ".")
+
+
+def _prefix_of(python: str) -> str:
     from tfdoctor.errors import FixError
-    from tfdoctor.exit_codes import ExitCode
-    from tfdoctor.fixing.apply import undo_last
     from tfdoctor.host import run_command
 
     result = run_command([python, "-I", "-c", "import sys; print(sys.prefix)"], timeout=60)
     if not result.ok:
         raise FixError(f"cannot run {python}: {result.describe_failure()}")
-    journal = undo_last(result.stdout.strip())
+    return result.stdout.strip()
+
+
+def _recover(python: str, as_json: bool) -> int:
+    from tfdoctor.console import note
+    from tfdoctor.exit_codes import ExitCode
+    from tfdoctor.fixing.apply import recover
+    from tfdoctor.fixing.proc import CancelToken, interruptible
+
+    prefix = _prefix_of(python)
+    with interruptible(CancelToken(), note):  # a signal waits for the restore to finish
+        journal = recover(prefix)
+    if as_json:
+        click.echo(json.dumps({"recovered": str(journal) if journal else None}, indent=2))
+    elif journal is None:
+        click.echo(f"Nothing to recover: every fix in {python}'s environment finished.")
+    else:
+        click.echo(f"Recovered: the unfinished apply recorded in {journal} is rolled back; the "
+                   "environment is byte for byte as it was before it.")
+    return ExitCode.OK
+
+
+def _undo(python: str, as_json: bool) -> int:
+    from tfdoctor.console import note
+    from tfdoctor.exit_codes import ExitCode
+    from tfdoctor.fixing.apply import undo_last
+    from tfdoctor.fixing.proc import CancelToken, interruptible
+
+    prefix = _prefix_of(python)
+    with interruptible(CancelToken(), note):  # a signal waits for the undo to finish
+        journal = undo_last(prefix)
     if as_json:
         click.echo(json.dumps({"undone": str(journal)}, indent=2))
     else:
-        click.echo(f"Undone: the apply recorded in {journal} is reverted "
-                   "(packages and files as they were before).\n", nl=False)
+        click.echo(f"Undone: the apply recorded in {journal} is reverted; packages and files "
+                   "are byte for byte as they were before it.\n", nl=False)
     return ExitCode.OK
 
 

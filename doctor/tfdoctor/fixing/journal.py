@@ -27,6 +27,8 @@ from tfdoctor.errors import FixError, OutputFileError
 from tfdoctor.files import make_private_dir, private_file, write_atomic
 
 JOURNAL_VERSION = 1
+UNFINISHED = ("applying", "rolling-back", "undoing")
+"""Statuses a journal keeps only while its tfdoctor runs: found later, they mean it was killed."""
 
 
 def state_root() -> Path:
@@ -67,6 +69,7 @@ class Journal:
             raise OutputFileError(state_root(), exc.strerror or str(exc)) from None
         journal = cls(directory, {"journal_version": JOURNAL_VERSION, "python": python,
                                   "prefix": prefix, "started": stamp, "status": "applying",
+                                  "pid": os.getpid(),
                                   "plan": plan, "pip_before": None, "freeze_before": None,
                                   "dists": {}, "files": [], "steps": []})
         try:
@@ -86,6 +89,20 @@ class Journal:
             except (OSError, ValueError):
                 continue
             if data.get("status") in ("applied", "failed-rollback"):
+                return cls(directory, data)
+        return None
+
+    @classmethod
+    def unfinished(cls, prefix: str) -> Journal | None:
+        """The newest apply of this environment that never finished (tfdoctor was killed with
+        kill -9, or the machine lost power, while it applied or rolled back)."""
+        applies = env_dir(prefix) / "applies"
+        for directory in sorted(applies.glob("*"), reverse=True) if applies.is_dir() else ():
+            try:
+                data = json.loads((directory / "journal.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if data.get("status") in UNFINISHED:
                 return cls(directory, data)
         return None
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from tfdoctor.errors import FixError, OutputFileError
 from tfdoctor.files import make_private_dir, private_file
-from tfdoctor.host import CommandResult, run_command
+from tfdoctor.fixing.proc import CancelToken, run_guarded
+from tfdoctor.host import CommandResult
 
 CHILD = Path(__file__).with_name("_dists_child.py")
 PIP_TIMEOUT = 1800.0
@@ -29,8 +30,8 @@ def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _child(python: str, names: list[str]) -> dict:
-    result = run_command([python, "-I", str(CHILD), *names], timeout=120)
+def _child(python: str, names: list[str], cancel: CancelToken | None = None) -> dict:
+    result = run_guarded([python, "-I", str(CHILD), *names], timeout=120, cancel=cancel)
     try:
         return json.loads(result.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -38,44 +39,70 @@ def _child(python: str, names: list[str]) -> dict:
         raise FixError(f"cannot list the packages of {python}: {why}") from None
 
 
-def installed(python: str) -> dict[str, str]:
+def installed(python: str, cancel: CancelToken | None = None) -> dict[str, str]:
     """Canonical name -> version of every distribution the target interpreter sees."""
-    return dict(_child(python, [])["dists"])
+    return dict(_child(python, [], cancel)["dists"])
 
 
-def freeze(python: str) -> str:
+def freeze(python: str, cancel: CancelToken | None = None) -> str:
     """`pip freeze --all` of the target, as recorded in the journal."""
-    result = pip(python, "freeze", "--all", timeout=120)
+    result = pip(python, "freeze", "--all", timeout=120, cancel=cancel)
     if not result.ok:
         raise FixError(f"pip freeze failed in {python}: {result.describe_failure()}")
     return result.stdout
 
 
-def pip(python: str, *args: str, timeout: float = PIP_TIMEOUT) -> CommandResult:
-    """pip of the target interpreter, never a bare pip."""
+def pip(python: str, *args: str, timeout: float = PIP_TIMEOUT,
+        cancel: CancelToken | None = None) -> CommandResult:
+    """pip of the target interpreter, never a bare pip; stoppable, never outliving tfdoctor."""
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1")
-    return run_command([python, "-m", "pip", *args], timeout=timeout, env=env)
+    return run_guarded([python, "-m", "pip", *args], timeout=timeout, env=env, cancel=cancel)
 
 
-def will_replace(python: str, install_args: tuple[str, ...]) -> list[str] | None:
-    """Names pip would install for these arguments (`--dry-run --report`); None if unknown."""
+def dry_run(python: str, install_args: tuple[str, ...],
+            cancel: CancelToken | None = None) -> list[tuple[str, str]] | None:
+    """(name, version) of what pip would install for these arguments (`--dry-run --report`);
+    None when pip cannot say (no network, a resolver error)."""
     if not install_args:
         return []
     with tempfile.TemporaryDirectory(prefix="tfdoctor-report-") as tmp:
         report = Path(tmp, "report.json")
         result = pip(python, "install", "--dry-run", "--quiet", "--report", str(report),
-                     *install_args)
+                     *install_args, cancel=cancel)
         if not result.ok or not report.exists():
             return None
         data = json.loads(report.read_text(encoding="utf-8"))
-    return [canonical(item["metadata"]["name"]) for item in data.get("install", ())]
+    return [(canonical(item["metadata"]["name"]), str(item["metadata"]["version"]))
+            for item in data.get("install", ())]
 
 
-def backup_dists(python: str, names: list[str], directory: Path) -> dict[str, dict[str, str]]:
+def will_replace(python: str, install_args: tuple[str, ...]) -> list[str] | None:
+    """Names pip would install for these arguments (`--dry-run --report`); None if unknown."""
+    planned = dry_run(python, install_args)
+    return None if planned is None else [name for name, _version in planned]
+
+
+def dist_bytes(python: str, names: list[str]) -> int:
+    """Bytes on disk of the files of these installed distributions (what a backup needs)."""
+    if not names:
+        return 0
+    found = _child(python, sorted(set(names)))["files"]
+    total = 0
+    for info in found.values():
+        for path in dict.fromkeys(os.path.normpath(p) for p in info["paths"]):
+            try:
+                total += os.lstat(path).st_size
+            except OSError:
+                continue
+    return total
+
+
+def backup_dists(python: str, names: list[str], directory: Path,
+                 cancel: CancelToken | None = None) -> dict[str, dict[str, str]]:
     """Zip the files of each installed distribution named; name -> {version, zip}."""
     if not names:
         return {}
-    found = _child(python, sorted(set(names)))["files"]
+    found = _child(python, sorted(set(names)), cancel)["files"]
     try:
         make_private_dir(directory)
     except OSError as exc:
@@ -102,6 +129,9 @@ def extract(archive: str) -> None:
         for info in zf.infolist():
             target = Path("/", info.filename)
             target.parent.mkdir(parents=True, exist_ok=True)
+            # A new inode, as pip does: a process may have the old .so mapped, and the old file
+            # may be a hard link shared with another environment.
+            target.unlink(missing_ok=True)
             with zf.open(info) as src, open(target, "wb") as dst:
                 shutil.copyfileobj(src, dst)  # in chunks: a CUDA .so can be 1 GB
             mode = (info.external_attr >> 16) & 0o7777
@@ -117,6 +147,7 @@ def restore(python: str, before: dict[str, str], backups: dict[str, dict[str, st
         result = pip(python, "uninstall", "-y", *extra)
         if not result.ok:
             return [f"pip uninstall {' '.join(extra)}: {result.describe_failure()}"]
+        now = installed(python)
     missing = sorted(n for n in before if now.get(n) != before[n])
     problems = []
     again = []
