@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import TypeVar
 
 from tfdoctor import __version__
-from tfdoctor.facts import SCHEMA_VERSION, Facts, ProbeIssue, PythonFacts
+from tfdoctor.facts import SCHEMA_VERSION, Facts, ProbeIssue, PythonFacts, ToolkitFacts
 from tfdoctor.host import Host
 
 T = TypeVar("T")
@@ -54,6 +54,7 @@ def collect_facts(host: Host, progress: Progress | None = None, *, tf_loader: bo
     from tfdoctor.probes.platform import probe_env, probe_platform
     from tfdoctor.probes.target import probe_target
     from tfdoctor.probes.tfloader import probe_tf_loader
+    from tfdoctor.probes.toolkits import probe_toolkits
     from tfdoctor.probes.xla import probe_xla
 
     issues: Issues = []
@@ -68,6 +69,8 @@ def collect_facts(host: Host, progress: Progress | None = None, *, tf_loader: bo
         driver = submit("driver", DriverFacts(), lambda: probe_driver(host, issues))
         cuda = submit("cuda-driver", CudaDriverFacts(), lambda: probe_cuda_driver(host, issues))
         platform = submit("platform", PlatformFacts(), lambda: probe_platform(host, issues))
+        no_kits: tuple[ToolkitFacts, ...] = ()
+        toolkits = submit("toolkits", no_kits, lambda: probe_toolkits(host))
         # The defaults carry the probes' full types: `T` is inferred from them.
         no_target: tuple[PythonFacts, TensorFlowFacts | None] = (PythonFacts(executable=host.python), None)
         target = submit("target", no_target, lambda: probe_target(host, issues))
@@ -97,6 +100,7 @@ def collect_facts(host: Host, progress: Progress | None = None, *, tf_loader: bo
             xla=xla.result(),
             tf_loader=loader.result() if loader else None,
             probe_issues=tuple(issues),
+            toolkits=toolkits.result(),
             unknown=probe_unknowns(host, issues, platform_facts.system),
         )
 
@@ -104,7 +108,7 @@ def collect_facts(host: Host, progress: Progress | None = None, *, tf_loader: bo
 # A probe that crashed left its whole area at the default value: that value is unknown, not absent.
 AREAS = {"driver": ("driver",), "cuda-driver": ("cuda_driver",), "libraries": ("libraries",),
          "xla": ("xla",), "env": ("env",), "tf-loader": ("tf_loader",),
-         "target": ("tensorflow", "python.packages")}
+         "target": ("tensorflow", "python.packages"), "toolkits": ("toolkits",)}
 
 
 def probe_unknowns(host: Host, issues: Issues, system: str | None) -> tuple[str, ...]:
