@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from tfdoctor.report import Report
 
 
-INCOMPLETENESS = frozenset({"probe-failed", "check-crashed"})
+INCOMPLETENESS = frozenset({"probe-failed", "check-crashed", "smoke-budget-exhausted"})
 """Findings that say a check could not be made: they make exit code 3, never 1, even with
 --fail-on warning (provisioning must tell "broken" from "could not check")."""
 

@@ -33,6 +33,15 @@ class CouldNotCheck(Exception):  # noqa: N818  (a signal, not an error)
         self.reason = reason or "not collected: " + ", ".join(missing)
 
 
+class NotRun(Exception):  # noqa: N818  (a signal, not an error)
+    """Raised by a check whose input was never produced (smoke work stopped, cancelled, cut short,
+    or impossible without a GPU): shown as not-run with the reason, never passed."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 @dataclass(frozen=True, slots=True)
 class CheckConfig:
     """What the user asked for that the facts cannot know (recorded in the report for replay)."""
@@ -106,6 +115,8 @@ def run_check(spec: CheckSpec, facts: Facts, config: CheckConfig) -> CheckOutcom
         return CheckOutcome(spec.id, spec.area, spec.title, CheckStatus.NOT_APPLICABLE)
     except CouldNotCheck as exc:
         return _could_not_check(spec, exc)
+    except NotRun as exc:
+        return CheckOutcome(spec.id, spec.area, spec.title, CheckStatus.NOT_RUN, reason=exc.reason)
     except Exception as exc:  # noqa: BLE001  (a broken rule must not hide the others)
         where = traceback.extract_tb(exc.__traceback__)[-1]
         crash = Finding(

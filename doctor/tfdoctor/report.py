@@ -47,8 +47,9 @@ class Report:
 
     @property
     def root_cause(self) -> Finding | None:
+        """The first finding, only on a verdict with problems (an error that nothing explains)."""
         first = self.findings[0] if self.findings else None
-        if first is None or first.severity is Severity.INFO or first.caused_by:
+        if first is None or first.severity is not Severity.ERROR or first.caused_by:
             return None
         return first
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from tfdoctor.checks.common import nvidia_wheel
 from tfdoctor.facts import Facts, RecipeResult, SmokeFacts
 from tfdoctor.findings import Finding, Severity
-from tfdoctor.registry import CheckConfig, check
+from tfdoctor.registry import CheckConfig, NotApplicable, NotRun, check
 from tfdoctor.smoke import logmap
 from tfdoctor.smoke.causes import CAUSES, FINDING_IDS, NVCC_WHEEL, CauseInfo, finding_id
 
@@ -31,6 +31,59 @@ def smoke_facts(facts: Facts) -> SmokeFacts:
     """The smoke facts of a check registered with needs="smoke"."""
     assert facts.smoke is not None  # guaranteed by needs="smoke"
     return facts.smoke
+
+
+DONE = ("passed", "failed", "error", "skipped")
+"""Recipe statuses that are a result; not-run, timeout and crashed are not."""
+
+_ENDS = {
+    "cancelled": "the smoke run was stopped",
+    "budget": "the smoke time budget ran out",
+    "timeout": "the smoke child hung",
+    "crashed": "the smoke child crashed",
+    "exited": "the smoke child stopped early",
+    "garbage": "the smoke child's output was not the smoke protocol",
+    "could-not-start": "the target interpreter could not be started",
+    "internal-error": "tfdoctor's smoke runner failed",
+}
+
+
+def why_not_run(s: SmokeFacts, name: str) -> str:
+    """One line: why recipe `name` gave no result (how the run ended, then the recipe's detail)."""
+    return f"the {name} recipe gave no result: {_why(s, name)}"
+
+
+def _why(s: SmokeFacts, name: str) -> str:
+    imported = s.recipe("import")
+    if imported is not None and imported.status == "error":
+        return "import tensorflow failed in the target interpreter"
+    r = next((r for r in s.recipes if r.name == name and r.status not in DONE), None)
+    detail = r.detail if r and r.detail and r.detail != "cancelled" else None
+    parts = [p for p in (_ENDS.get(s.outcome), detail) if p]
+    return "; ".join(parts) or "it did not run"
+
+
+def recipe_results(s: SmokeFacts, name: str) -> tuple[RecipeResult, ...]:
+    """The results recipe `name` reached; NotRun with the reason when it reached none.
+
+    NotApplicable when a finished run did not ask for it (--only) or the smoke facts are a
+    ticket's (`tfdoctor triage`: TensorFlow output that was not our run).
+    """
+    results = tuple(r for r in s.recipes if r.name == name)
+    imported = s.recipe("import")
+    if not results and s.outcome in ("completed", "ticket") and (
+        imported is None or imported.status == "passed"
+    ):
+        raise NotApplicable
+    done = tuple(r for r in results if r.status in DONE)
+    if not done or (imported is not None and imported.status == "error"):
+        raise NotRun(why_not_run(s, name))
+    return done
+
+
+def gpu_expected(facts: Facts, config: CheckConfig) -> bool:
+    """A GPU should have been usable: NVML lists one, some were expected, or the driver is unknown."""
+    return bool(facts.driver.gpus) or bool(config.expect_gpus) or not facts.known("driver.gpus")
 
 
 def cause_hint(info: CauseInfo, facts: Facts) -> str:
@@ -87,6 +140,8 @@ def check_smoke_run(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             {"pids": ", ".join(map(str, s.survivors))},
             "Kill them; please report this.",
         )
+    if s.outcome == "cancelled" and not s.survivors:
+        raise NotRun(_ENDS["cancelled"] + " before it finished")
     if s.outcome == "could-not-start":
         yield Finding(
             "smoke-could-not-start",
@@ -206,9 +261,8 @@ def _signal_finding(s: SmokeFacts, stuck: RecipeResult | None, evidence: dict[st
 def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """A CUDA build of TensorFlow must register the GPUs NVML sees; the log tells why not."""
     s = smoke_facts(facts)
-    recipe = s.recipe("devices")
-    if recipe is None or recipe.status == "not-run":
-        return
+    if not [r for r in recipe_results(s, "devices") if r.status in ("passed", "failed")]:
+        raise NotRun("the devices recipe raised an error, so TensorFlow's device list is unknown")
     seen = [d for d in s.devices if d.device_type == "GPU"]
     present = len(facts.driver.gpus)
     expected = config.expect_gpus if config.expect_gpus is not None else present
@@ -256,6 +310,8 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Every recognised failure line becomes a finding, even when the child later crashed or
     listed no GPU (smoke-no-gpu then names it as its cause)."""
     s = smoke_facts(facts)
+    if s.outcome not in ("completed", "ticket") and not s.causes:
+        raise NotRun(f"{_ENDS.get(s.outcome, 'the smoke run did not finish')}: the log is partial")
     done: set[str] = set()
     # On a machine known to have no GPU, with none expected, "no GPU" is not an error.
     gpu_expected = bool(facts.driver.gpus) or config.expect_gpus or not facts.known("driver.gpus")
@@ -292,9 +348,15 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 )
 def check_smoke_recipes(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """matmul, conv2d, mixed precision, XLA, placement and all-reduce must match references."""
-    for r in smoke_facts(facts).recipes:
-        if r.status not in ("failed", "error") or r.name not in RECIPE_IDS:
-            continue
+    s = smoke_facts(facts)
+    failed = [r for r in s.recipes if r.status in ("failed", "error") and r.name in RECIPE_IDS]
+    missing = [r for r in s.recipes if r.status not in DONE and r.name in RECIPE_IDS]
+    if not failed and (missing or (s.outcome != "ticket" and not s.recipes)):
+        names = ", ".join(dict.fromkeys(r.name for r in missing)) or "the recipes"
+        raise NotRun(f"{names} gave no result: " + _why(s, missing[0].name if missing else ""))
+    if not failed and s.outcome == "ticket":
+        raise NotApplicable
+    for r in failed:
         evidence = {
             "recipe": r.name,
             **({"device": r.device} if r.device else {}),

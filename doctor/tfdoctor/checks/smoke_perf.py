@@ -4,22 +4,39 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tfdoctor.checks.smoke import smoke_facts
-from tfdoctor.facts import Facts, RecipeResult, SmokeFacts
+from tfdoctor.checks.smoke import gpu_expected, recipe_results, smoke_facts
+from tfdoctor.facts import Facts, RecipeResult
 from tfdoctor.findings import Finding, Severity
-from tfdoctor.registry import CheckConfig, check
+from tfdoctor.registry import CheckConfig, NotApplicable, NotRun, check
 from tfdoctor.smoke import peaks
 
 LOW_PEAK_PCT = 50.0
 """Below this share of the spec peak a result is low (cuBLAS large GEMMs reach 70-90 %)."""
 
 
-def _gpu_results(s: SmokeFacts, name: str) -> Iterator[tuple[RecipeResult, str | None, str | None]]:
-    """(result, GPU model, compute capability) for a recipe's passed GPU runs."""
-    for r in s.recipes:
-        if r.name == name and r.status == "passed" and (r.device or "").startswith("GPU"):
+def _gpu_results(
+    facts: Facts, config: CheckConfig, name: str
+) -> list[tuple[RecipeResult, str | None, str | None]]:
+    """(result, GPU model, compute capability) for a recipe's passed GPU runs.
+
+    NotRun when there are none to judge and a GPU should have been usable (the recipe did not
+    run or failed, or TensorFlow saw no GPU); NotApplicable when no GPU was expected.
+    """
+    s = smoke_facts(facts)
+    results = recipe_results(s, name)
+    gpu = [r for r in results if (r.device or "").startswith("GPU")]
+    if gpu and not [r for r in gpu if r.status == "passed"]:
+        raise NotRun(f"the {name} recipe did not pass on any GPU (see smoke-recipes)")
+    if not gpu:
+        if not gpu_expected(facts, config):
+            raise NotApplicable
+        raise NotRun("no GPU visible to TensorFlow (see smoke-gpus)")
+    out = []
+    for r in gpu:
+        if r.status == "passed":
             dev = next((d for d in s.devices if d.name == r.device), None)
-            yield r, dev.model if dev else None, dev.compute_capability if dev else None
+            out.append((r, dev.model if dev else None, dev.compute_capability if dev else None))
+    return out
 
 
 @check(
@@ -31,13 +48,15 @@ def _gpu_results(s: SmokeFacts, name: str) -> Iterator[tuple[RecipeResult, str |
 )
 def check_tensor_cores(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """fp16/bf16 matmuls on a Volta-or-newer GPU should run on Tensor Cores: judge the evidence."""
-    for r, model, cc in _gpu_results(smoke_facts(facts), "tensor-cores"):
+    judged = False
+    for r, model, cc in _gpu_results(facts, config, "tensor-cores"):
         kernels = tuple(k for k in r.info.get("kernels", "").split("\n") if k)
         v = peaks.tensor_core_verdict(
             cc, r.metrics.get("fp16_vs_fp32"), kernels, "profiler_error" not in r.info
         )
         if v.verdict == "not-available":
             continue
+        judged = True
         evidence = {
             "device": r.device or "?",
             "model": model or "?",
@@ -70,6 +89,8 @@ def check_tensor_cores(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             else "Use mixed precision (mixed_float16 / mixed_bfloat16) and dimensions that are "
             "multiples of 8.",
         )
+    if not judged:
+        raise NotApplicable  # no GPU with Tensor Cores (pre-Volta): nothing to judge
 
 
 @check(
@@ -83,10 +104,12 @@ def check_throughput(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Measured matmul TFLOPS and memory bandwidth against the GPU model's spec peak."""
     from tfdoctor import compat  # the GPU spec table; imported here so a replay needs no GPU
 
-    for r, model, _cc in _gpu_results(smoke_facts(facts), "throughput"):
+    judged = False
+    for r, model, _cc in _gpu_results(facts, config, "throughput"):
         spec = compat.gpu_model(model) if model else None
         if spec is None:
             continue
+        judged = True
         pairs = (
             ("fp32 matmul", "float32_tflops", spec.fp32_tflops, "TFLOPS"),
             ("fp16 matmul", "float16_tflops", spec.fp16_tensor_tflops, "TFLOPS"),
@@ -117,6 +140,8 @@ def check_throughput(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             else "Check clocks, power cap and other processes on the GPU (nvidia-smi -q -d "
             "PERFORMANCE,POWER).",
         )
+    if not judged:
+        raise NotApplicable  # no spec peak for this GPU model in compat_tables: no reference
 
 
 @check(
@@ -128,9 +153,11 @@ def check_throughput(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 )
 def check_multi_gpu(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """NCCL all-reduce bus bandwidth (nccl-tests formula) and 1 -> N GPU step scaling."""
-    r = smoke_facts(facts).recipe("multi-device")
-    if r is None or r.status != "passed":
-        return
+    r = recipe_results(smoke_facts(facts), "multi-device")[0]
+    if r.status == "skipped":
+        raise NotApplicable
+    if r.status != "passed":
+        raise NotRun("the multi-device recipe failed (see smoke-recipes)")
     kind = r.info.get("cross_device_ops", "?")
     if kind != "nccl":
         yield Finding(

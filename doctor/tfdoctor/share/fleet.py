@@ -38,6 +38,8 @@ class Node:
     exit_code: int | None
     fingerprint: tuple[str, ...]
     metrics: dict[str, float] = field(default_factory=dict)
+    unjudged: tuple[str, ...] = ()
+    """Checks that did not run, could not check or crashed, as "check (status)"."""
 
     @property
     def peer_class(self) -> str:
@@ -112,9 +114,21 @@ def _load_node(path: Path) -> Node | Skipped:
             code if isinstance(code, int) else None,
             fingerprint(facts),
             metrics(facts),
+            _unjudged(data.get("outcomes") if facts is not data else None),
         )
     except (AttributeError, TypeError, ValueError, KeyError) as exc:
         return Skipped(str(path), f"damaged report ({type(exc).__name__}: {str(exc)[:80]})")
+
+
+def _unjudged(outcomes: object) -> tuple[str, ...]:
+    """"check (status)" for each outcome a report left unjudged (never counted as passed)."""
+    if not isinstance(outcomes, list):
+        return ()
+    return tuple(
+        f"{o['check']} ({o['status']})" for o in outcomes
+        if isinstance(o, dict) and isinstance(o.get("check"), str)
+        and o.get("status") in ("not-run", "could-not-check", "crashed")
+    )
 
 
 def _judge(path: Path) -> dict[str, Any]:
@@ -258,6 +272,7 @@ def _row(n: Node) -> dict[str, Any]:
         "status": n.status,
         "root_cause": n.root_cause,
         "exit_code": n.exit_code,
+        "unjudged": list(n.unjudged),
     }
 
 

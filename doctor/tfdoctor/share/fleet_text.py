@@ -52,7 +52,10 @@ def render_fleet_text(summary: dict[str, Any], limit: int = 20) -> str:
         limit,
         lambda r: f"{r['node']}  root cause: {r['root_cause'] or '-'}",
     )
-    lines += _section("Could not check", summary["incomplete"], limit, lambda r: r["node"])
+    lines += _section(
+        "Incomplete (not run or could not check)", summary["incomplete"], limit,
+        lambda r: r["node"] + (f"  {_cut(r['unjudged'], 4)}" if r.get("unjudged") else ""),
+    )
     lines += _section(
         "Slow (robust z-score below -3.5 among the same GPU model and count)",
         summary["outliers"],

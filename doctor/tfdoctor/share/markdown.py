@@ -64,7 +64,8 @@ def render_markdown(
         lines += list(_finding(n, finding, finding is report.root_cause))
     lines += ["## Checks", "", "| check | status | title |", "| --- | --- | --- |"]
     lines += [
-        f"| {code(o.check)} | {STATUS_MARK[o.status]} | {esc(o.title)} |" for o in report.outcomes
+        f"| {code(o.check)} | {STATUS_MARK[o.status]} | "
+        f"{esc(o.title + (f' ({o.reason})' if o.reason else ''))} |" for o in report.outcomes
     ]
     lines += ["", "## Facts", "", "| | |", "| --- | --- |"]
     lines += [f"| {name} | {table_cell(value)} |" for name, value in facts_rows(report.facts)]

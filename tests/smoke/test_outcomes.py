@@ -1,0 +1,229 @@
+"""Every smoke-dependent check in every early-stop state: never "passed" for what did not run.
+
+The SmokeFacts here are shaped exactly as smoke/runner.py leaves them (the recipe that was
+running gets timeout / crashed / not-run, every later one "not-run" with the reason), so these
+are the facts a stopped TUI run, `--budget 1`, a failed import or a crash really produce; the
+last test makes one of them for real with the tensorflow-cpu venv.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import make_facts as _make_facts
+from tfdoctor.exit_codes import ExitCode, exit_code_for
+from tfdoctor.facts import (
+    Distribution,
+    DriverFacts,
+    Facts,
+    GpuFacts,
+    RecipeResult,
+    SmokeDevice,
+    SmokeFacts,
+    TensorFlowFacts,
+)
+from tfdoctor.findings import CheckStatus
+from tfdoctor.registry import CheckConfig
+from tfdoctor.report import build_report
+
+TF = TensorFlowFacts(distributions=(Distribution("tensorflow", "2.21.0"),), version="2.21.0",
+                     is_cuda_build=False)
+
+
+def make_facts(smoke: SmokeFacts, **kw: object) -> Facts:
+    """Facts with TensorFlow installed (tf-not-installed would hide what these tests look at)."""
+    return _make_facts(smoke, **{"tensorflow": TF, **kw})
+
+
+SMOKE_CHECKS = ("smoke-run", "smoke-gpus", "smoke-log", "smoke-recipes", "smoke-tensor-cores",
+                "smoke-throughput", "smoke-multi-gpu")
+NAMES = ("devices", "matmul", "conv2d", "mixed-precision", "xla", "throughput", "tensor-cores",
+         "multi-device")
+CPU = SmokeDevice("CPU:0", "CPU")
+GPU = SmokeDevice("GPU:0", "GPU", "NVIDIA A100-SXM4-40GB", "8.0")
+A100 = DriverFacts(driver_version="550.54.15", gpus=(GpuFacts(index=0, name="NVIDIA A100-SXM4-40GB"),))
+
+
+def stopped(outcome: str, done: int, current: str | None, why: str, *, exit: str | None = None,
+            import_status: str = "passed", limit: float | None = None) -> SmokeFacts:
+    """The runner's facts when the run ended after `done` recipes, `current` one unfinished."""
+    recipes = []
+    if import_status != "not-run" or current == "import":
+        recipes.append(RecipeResult("import", status=current == "import" and current_status(outcome)
+                                    or import_status, detail=why if current == "import" else None))
+    for name in NAMES[:done]:
+        recipes.append(RecipeResult(name, device="CPU:0" if name not in ("devices", "multi-device")
+                                    else None, status="passed", seconds=0.1))
+    if current and current != "import":
+        recipes.append(RecipeResult(current, status=current_status(outcome), detail=why))
+    ran = {r.name for r in recipes}
+    recipes += [RecipeResult(n, status="not-run", detail=why)
+                for n in ("import", *NAMES) if n not in ran]
+    return SmokeFacts(python="/venv/bin/python", outcome=outcome, exit=exit, limit_seconds=limit,
+                      tf_version=None if import_status != "passed" or current == "import" else "2.21.0",
+                      devices=(CPU,) if done else (), recipes=tuple(recipes))
+
+
+def current_status(outcome: str) -> str:
+    return {"timeout": "timeout", "budget": "timeout", "cancelled": "not-run"}.get(outcome, "crashed")
+
+
+EARLY_STOPS = {
+    "stopped-during-import": stopped("cancelled", 0, "import", "cancelled", exit="cancelled"),
+    "stopped-after-devices": stopped("cancelled", 1, "matmul", "cancelled", exit="cancelled"),
+    "budget-during-import": stopped("budget", 0, "import", "total smoke budget of 1 s reached",
+                                    exit="killed after the total smoke budget of 1 s", limit=1.0),
+    "budget-mid-recipes": stopped("budget", 3, "mixed-precision", "total smoke budget of 9 s reached",
+                                  exit="killed after the total smoke budget of 9 s", limit=9.0),
+    "import-failed": stopped("completed", 0, None, "the child stopped before it",
+                             import_status="error"),
+    "crashed-in-matmul": stopped("crashed", 1, "matmul", "the child was killed by SIGSEGV",
+                                 exit="SIGSEGV"),
+    "timeout-in-xla": stopped("timeout", 4, "xla", "time limit of 60 s reached",
+                              exit="killed after the time limit of 60 s in xla", limit=60.0),
+    "could-not-start": stopped("could-not-start", 0, None, "the child stopped before it",
+                               import_status="not-run", exit="No such file or directory"),
+    "exited": stopped("exited", 2, None, "the child stopped before it", exit="status 1"),
+    "garbage": stopped("garbage", 0, None, "the child stopped before it", import_status="not-run"),
+}
+"""Names of the states; every smoke-dependent check is asserted in each of them."""
+
+UNFINISHED_RUN = {"stopped-during-import", "stopped-after-devices"}
+
+
+def statuses(smoke: SmokeFacts, **kw: object) -> dict[str, CheckStatus]:
+    report = build_report(make_facts(smoke, **kw))
+    return {o.check: o.status for o in report.outcomes if o.area == "smoke"}
+
+
+@pytest.mark.parametrize("state", sorted(EARLY_STOPS))
+@pytest.mark.parametrize("driver", ["no-gpu", "a100"])
+def test_no_smoke_check_passes_after_an_early_stop(state: str, driver: str):
+    """The bug: a stopped or cut-short run showed "[ok] TensorFlow sees the GPUs" and "[ok]
+    Tensor Cores are used". Every smoke check is now not-run (with its reason) or judged."""
+    smoke = EARLY_STOPS[state]
+    report = build_report(make_facts(smoke, driver=A100 if driver == "a100" else DriverFacts()))
+    got = {o.check: o for o in report.outcomes if o.area == "smoke"}
+    assert set(got) == set(SMOKE_CHECKS)
+    devices_done = any(r.name == "devices" and r.status == "passed" for r in smoke.recipes)
+    log_done = smoke.outcome == "completed"  # the child ended: its whole log was read
+    for check, outcome in got.items():
+        judged = {"smoke-gpus": devices_done, "smoke-log": log_done}.get(check, False)
+        assert judged or outcome.status is not CheckStatus.PASSED, (state, check)
+        if outcome.status is CheckStatus.NOT_RUN:
+            assert outcome.reason, (state, check)
+    # The checks over recipe results never ran in any of these states.
+    for check in ("smoke-gpus", "smoke-tensor-cores", "smoke-throughput", "smoke-multi-gpu"):
+        if check == "smoke-gpus" and devices_done:
+            continue  # the devices recipe did finish: its list is judged
+        assert got[check].status is CheckStatus.NOT_RUN, (state, check, got[check])
+    if state in UNFINISHED_RUN:
+        assert got["smoke-run"].status is CheckStatus.NOT_RUN
+        assert got["smoke-log"].status is CheckStatus.NOT_RUN
+        assert got["smoke-recipes"].status is CheckStatus.NOT_RUN
+
+
+@pytest.mark.parametrize("state", sorted(EARLY_STOPS))
+def test_verdict_after_an_early_stop(state: str):
+    """Cut-short smoke work is "incomplete" (exit 3) unless a real problem was found first,
+    and a root cause exists only on a verdict with problems (JSON included)."""
+    report = build_report(make_facts(EARLY_STOPS[state]))
+    code = exit_code_for(report)
+    doc = json.loads(json.dumps(report.to_dict(int(code))))
+    errors = [f.id for f in report.findings if f.severity.value == "error"]
+    if errors:
+        assert (report.verdict, code) == ("problems", ExitCode.PROBLEMS)
+        assert doc["verdict"]["root_cause"] == errors[0]
+    else:
+        assert (report.verdict, code) == ("incomplete", ExitCode.INCOMPLETE), state
+        assert doc["verdict"]["root_cause"] is None
+        assert exit_code_for(report, "warning") is ExitCode.INCOMPLETE
+    assert state not in ("stopped-during-import", "stopped-after-devices", "budget-during-import",
+                         "budget-mid-recipes") or not errors
+    not_run = {o["check"] for o in doc["outcomes"] if o["status"] == "not-run"}
+    assert {"smoke-tensor-cores", "smoke-throughput", "smoke-multi-gpu"} <= not_run
+
+
+def test_import_failed_is_a_problem_and_nothing_after_it_passed():
+    """smoke-import-failed is the error; the recipe checks say why they did not run."""
+    report = build_report(make_facts(EARLY_STOPS["import-failed"]))
+    assert report.verdict == "problems" and report.root_cause is not None
+    assert report.root_cause.id == "smoke-import-failed"
+    reasons = {o.check: o.reason for o in report.outcomes if o.status is CheckStatus.NOT_RUN}
+    assert reasons["smoke-tensor-cores"].endswith("import tensorflow failed in the target interpreter")
+
+
+def completed(*devices: SmokeDevice, cuda: bool = True) -> SmokeFacts:
+    names = [(n, d.name) for n in NAMES if n not in ("devices", "multi-device") for d in devices
+             if n not in ("throughput", "tensor-cores") or d.device_type == "GPU"
+             or len(devices) == 1]
+    recipes = [RecipeResult("import", status="passed"), RecipeResult("devices", status="passed")]
+    recipes += [RecipeResult(n, device=d, status="passed", metrics={"fp16_vs_fp32": 1.0})
+                for n, d in names]
+    recipes.append(RecipeResult("multi-device", status="skipped", detail="fewer than two devices"))
+    return SmokeFacts(python="/venv/bin/python", outcome="completed", tf_version="2.21.0",
+                      is_cuda_build=cuda, devices=devices, recipes=tuple(recipes))
+
+
+def test_no_gpu_visible_to_tensorflow_is_not_run_when_one_was_expected():
+    """NVML lists an A100 but TensorFlow saw none: Tensor Cores and throughput were never
+    measured ("no GPU visible to TensorFlow"), and smoke-no-gpu is the error."""
+    got = statuses(completed(CPU), driver=A100)
+    assert got["smoke-gpus"] is CheckStatus.FAILED
+    assert got["smoke-tensor-cores"] is CheckStatus.NOT_RUN
+    assert got["smoke-throughput"] is CheckStatus.NOT_RUN
+    assert got["smoke-multi-gpu"] is CheckStatus.NOT_APPLICABLE
+
+
+def test_cpu_only_machine_is_not_applicable_not_passed():
+    """No GPU anywhere and none expected: the GPU checks are [--], never "[ok] Tensor Cores are
+    used"; the verdict stays healthy."""
+    smoke = completed(CPU, cuda=False)
+    got = statuses(smoke)
+    assert got["smoke-tensor-cores"] is CheckStatus.NOT_APPLICABLE
+    assert got["smoke-throughput"] is CheckStatus.NOT_APPLICABLE
+    assert build_report(make_facts(smoke)).verdict == "healthy"
+    assert statuses(smoke, driver=DriverFacts())["smoke-gpus"] is CheckStatus.PASSED
+
+
+def test_expect_gpus_on_a_cpu_machine_makes_gpu_checks_not_run():
+    """--expect-gpus 1 where TensorFlow sees none: the GPU measurements did not run."""
+    report = build_report(make_facts(completed(CPU, cuda=False)), CheckConfig(expect_gpus=1))
+    got = {o.check: o.status for o in report.outcomes}
+    assert got["smoke-tensor-cores"] is CheckStatus.NOT_RUN
+
+
+def test_recipe_not_asked_for_is_not_applicable():
+    """`--only matmul`: the other recipes were not asked for, which is not "not run"."""
+    smoke = SmokeFacts(python="p", outcome="completed", tf_version="2.21.0", devices=(CPU,),
+                       recipes=(RecipeResult("import", status="passed"),
+                                RecipeResult("devices", status="passed"),
+                                RecipeResult("matmul", device="CPU:0", status="passed")))
+    got = statuses(smoke)
+    assert got["smoke-recipes"] is CheckStatus.PASSED
+    assert got["smoke-tensor-cores"] is CheckStatus.NOT_APPLICABLE
+    assert got["smoke-multi-gpu"] is CheckStatus.NOT_APPLICABLE
+
+
+def test_healthy_gpu_run_is_still_judged():
+    """The NotRun guards do not hide a real run: an A100 run is judged as before."""
+    got = statuses(completed(CPU, GPU), driver=A100)
+    assert got["smoke-gpus"] is CheckStatus.PASSED
+    assert got["smoke-recipes"] is CheckStatus.PASSED
+    assert got["smoke-tensor-cores"] is not CheckStatus.NOT_RUN
+
+
+def test_real_budget_exhausted_run_is_incomplete(tf_cpu_python: str):
+    """The issue's `tfdoctor --budget 1`: the real import is killed; nothing passes, the
+    verdict is incomplete with no root cause."""
+    from tfdoctor.host import Host
+    from tfdoctor.smoke import run_smoke
+
+    smoke = run_smoke(Host(python=tf_cpu_python), budget=1.0, per_recipe=60.0)
+    assert smoke.outcome == "budget"
+    report = build_report(make_facts(smoke))
+    smoke_rows = {o.check: o.status for o in report.outcomes if o.area == "smoke"}
+    assert CheckStatus.PASSED not in smoke_rows.values(), smoke_rows
+    assert report.verdict == "incomplete" and report.root_cause is None
+    assert exit_code_for(report) is ExitCode.INCOMPLETE
