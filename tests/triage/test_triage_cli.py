@@ -147,3 +147,21 @@ def test_a_probe_that_crashed_leaves_its_area_unknown() -> None:
     facts = make_facts(libraries=(), unknown=unknown)
     outcomes = {o.check: o.status.value for o in build_report(facts).outcomes}
     assert outcomes["cuda-libraries"] == "could-not-check"
+
+
+def test_ranking_specific_before_generic_and_explains_most_first() -> None:
+    """A generic finding registered earlier (no-gpus) never outranks a specific cause; the cause
+    that explains the most others is the root, with its consequences linked to it."""
+    from tfdoctor.findings import Finding, Severity
+    from tfdoctor.report import rank_findings
+
+    generic = Finding("no-gpus", Severity.ERROR, "m", check="gpus-present")
+    specific = Finding("tf-log-numpy2-abi", Severity.ERROR, "m", check="smoke-log")
+    assert [f.id for f in rank_findings([generic, specific])] == ["tf-log-numpy2-abi", "no-gpus"]
+    driver = Finding("driver-not-installed", Severity.ERROR, "m", check="driver-present")
+    libcuda = Finding("libcuda-missing", Severity.ERROR, "m", check="libcuda")
+    no_gpu = Finding("smoke-no-gpu", Severity.ERROR, "m", check="smoke-gpus")
+    ranked = rank_findings([no_gpu, libcuda, driver])
+    assert ranked[0].id == "driver-not-installed" and ranked[0].caused_by is None
+    assert {f.id: f.caused_by for f in ranked[1:]} == {"libcuda-missing": "driver-not-installed",
+                                                      "smoke-no-gpu": "driver-not-installed"}
