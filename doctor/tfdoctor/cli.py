@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from tfdoctor import __version__
+from tfdoctor.cluster.command import cluster
 from tfdoctor.cmdkit import (
     ToolFailure,
     check_writable,
@@ -157,6 +158,7 @@ cli.add_command(report)
 cli.add_command(fleet)
 cli.add_command(triage)
 cli.add_command(integrations)
+cli.add_command(cluster)
 
 
 def _stop(signum: int, _frame: object) -> None:

@@ -1,0 +1,1 @@
+"""`tfdoctor cluster`: TensorFlow's MultiWorkerMirroredStrategy across workers (docs/cluster.md)."""

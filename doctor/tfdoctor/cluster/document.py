@@ -1,0 +1,110 @@
+"""The cluster document (docs/cluster.md): per-worker records, per-node reports, the cluster
+findings and one verdict; its exit code; its text rendering."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfdoctor import __version__
+from tfdoctor.cluster.judge import judge
+from tfdoctor.exit_codes import ExitCode
+from tfdoctor.facts import SCHEMA_VERSION
+from tfdoctor.findings import Severity
+from tfdoctor.report import _finding_dict
+
+
+def build_document(
+    launcher: str,
+    workers: list[dict[str, Any]],
+    nodes: list[dict[str, Any] | None],
+    seconds: float,
+    timeout: float,
+) -> dict[str, Any]:
+    """One JSON-ready document; `verdict.exit_code` is filled in by `exit_code`."""
+    findings = judge(workers, nodes)
+    findings.sort(key=lambda f: -f.severity.rank)  # stable: rule order within a severity
+    errors = [f for f in findings if f.severity is Severity.ERROR]
+    incomplete = any(((n or {}).get("verdict") or {}).get("status") == "incomplete" for n in nodes) or any(
+        n is None for n in nodes
+    )
+    status = "problems" if errors else "incomplete" if incomplete else "healthy"
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "cluster",
+        "tool_version": __version__,
+        "launcher": launcher,
+        "seconds": round(seconds, 3),
+        "timeout_s": timeout,
+        "verdict": {
+            "status": status,
+            "root_cause": errors[0].id if errors else None,
+            "counts": {s.value: sum(f.severity is s for f in findings) for s in Severity},
+            "exit_code": None,
+        },
+        "findings": [_finding_dict(f) for f in findings],
+        "workers": workers,
+        "nodes": nodes,
+    }
+
+
+def exit_code(doc: dict[str, Any], fail_on: str = "error") -> ExitCode:
+    """The single-node rule: problems (at --fail-on) win over incomplete, else healthy."""
+    threshold = Severity(fail_on).rank
+    if any(Severity(f["severity"]).rank >= threshold for f in doc["findings"]):
+        return ExitCode.PROBLEMS
+    if any(
+        ((n or {}).get("verdict") or {}).get("exit_code") == ExitCode.PROBLEMS
+        and threshold <= Severity.ERROR.rank
+        for n in doc["nodes"]
+    ):
+        return ExitCode.PROBLEMS
+    return ExitCode.INCOMPLETE if doc["verdict"]["status"] == "incomplete" else ExitCode.OK
+
+
+def _size(n: int) -> str:
+    for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= div:
+            return f"{n / div:g} {unit}"
+    return f"{n} B"
+
+
+def _ms(values: list[float]) -> str:
+    if not values:
+        return "-"
+    ordered = sorted(values)
+    return f"{ordered[len(ordered) // 2] * 1000:.1f} ms"
+
+
+def render_text(doc: dict[str, Any], verbose: bool = False) -> str:
+    """The plain-text view: verdict, one line per worker, the all-reduce table, findings."""
+    v = doc["verdict"]
+    lines = [
+        f"Cluster verdict: {v['status']}" + (f"; root cause: {v['root_cause']}" if v["root_cause"] else ""),
+        f"{len(doc['workers'])} worker(s), launcher {doc['launcher']}, "
+        f"{doc['seconds']:.1f} s (deadline {doc['timeout_s']:g} s)",
+        "",
+    ]
+    for w in doc["workers"]:
+        lines.append(
+            f"{w['task']:<10} {w['address']:<21} {w['interface'] or '-':<6} {w['outcome']:<10} "
+            f"TF {w['tf_version'] or '-':<8} {w['collective'] or '-':<5} "
+            f"step {_ms(w['step_seconds'])}  compute {_ms(w['compute_seconds'])}"
+        )
+    chief = next((w for w in doc["workers"] if w["allreduce"]), None)
+    if chief:
+        lines += ["", f"all-reduce ({chief['task']}): size  time  algbw  busbw  exact"]
+        for r in chief["allreduce"]:
+            lines.append(
+                f"  {_size(r['bytes']):>9}  {r['seconds'] * 1000:8.2f} ms  "
+                f"{r['algbw_gbs']:.3f} GB/s  {r['busbw_gbs']:.3f} GB/s  "
+                f"{'yes' if r['exact'] else 'NO'}"
+            )
+    shown = [f for f in doc["findings"] if verbose or f["severity"] != "info"]
+    if shown:
+        lines.append("")
+    for f in shown:
+        lines.append(f"{f['severity']:<7} {f['id']}")
+        lines.append(f"        {f['message']}")
+        if f.get("hint"):
+            lines.append(f"        hint: {f['hint']}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,340 @@
+"""The cluster findings: pure functions over the worker records and the node reports.
+
+A worker record is the plain dict `record()` builds from one worker's events (the same shape
+whether the events were read from a local child or gathered to the chief over the job's own
+collectives). Finding ids are a public contract, listed in docs/cluster.md.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from statistics import median
+from typing import Any
+
+from tfdoctor.findings import Finding, Severity
+
+CHECK = "cluster"
+SKEW_LIMIT_S = 1.0
+"""TF's coordination service and NCCL do not care about wall clocks, but logs, checkpoints'
+timestamps and any time-based rendezvous do; more than a second apart is a misconfigured NTP."""
+STRAGGLER_RATIO = 1.5
+"""A task whose local compute step is 1.5x the others' median drags every synchronous step."""
+NCCL_KEYS = (
+    "NCCL_SOCKET_IFNAME",
+    "NCCL_IB_HCA",
+    "NCCL_IB_DISABLE",
+    "NCCL_P2P_DISABLE",
+    "NCCL_DEBUG",
+    "NCCL_NET_GDR_LEVEL",
+    "NCCL_ALGO",
+    "NCCL_PROTO",
+)
+
+
+def record(
+    index: int,
+    address: str,
+    events: dict[str, dict[str, Any]],
+    *,
+    outcome: str,
+    exit: str | None = None,
+    log: tuple[str, ...] = (),
+    survivors: tuple[int, ...] = (),
+    phase: str | None = None,
+) -> dict[str, Any]:
+    """One worker as the cluster document shows it (docs/cluster.md, "workers")."""
+    hello, imp = events.get("hello") or {}, events.get("import") or {}
+    strategy = events.get("strategy") or {}
+    return {
+        "index": index,
+        "task": hello.get("task") or f"worker:{index}",
+        "address": address,
+        "hostname": hello.get("hostname"),
+        "ip": hello.get("ip"),
+        "interface": hello.get("interface"),
+        "pid": hello.get("pid"),
+        "python": hello.get("python"),
+        "nccl_env": dict(hello.get("nccl_env") or {}),
+        "outcome": outcome,
+        "phase": phase,
+        "exit": exit,
+        "error": (events.get("error") or {}).get("detail"),
+        "tf_version": imp.get("version"),
+        "is_cuda_build": imp.get("is_cuda_build"),
+        "import_seconds": imp.get("seconds"),
+        "collective": strategy.get("collective"),
+        "replicas": strategy.get("replicas"),
+        "allreduce": list((events.get("allreduce") or {}).get("results") or []),
+        "clock_spread_s": (events.get("skew") or {}).get("spread_s"),
+        "compute_seconds": list((events.get("compute") or {}).get("compute_seconds") or []),
+        "step_seconds": list((events.get("steps") or {}).get("step_seconds") or []),
+        "log_tail": list(log),
+        "survivors": list(survivors),
+    }
+
+
+def _finding(
+    id: str, severity: Severity, message: str, hint: str | None = None, **evidence: object
+) -> Finding:
+    return Finding(
+        id=id,
+        severity=severity,
+        message=message,
+        hint=hint,
+        check=CHECK,
+        evidence={k: str(v) for k, v in evidence.items()},
+    )
+
+
+def judge(workers: list[dict[str, Any]], nodes: list[dict[str, Any] | None]) -> list[Finding]:
+    """Every cluster finding, most basic first (a dead worker before a slow one)."""
+    out: list[Finding] = []
+    for rule in (_processes, _versions, _stacks, _nodes, _network, _sums, _timing, _summary):
+        out.extend(rule(workers, nodes))
+    return out
+
+
+def _processes(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
+    for w in workers:
+        name, outcome = f"{w['task']} ({w['address']})", w["outcome"]
+        where = {"phase": w.get("phase") or "-", "log": " | ".join(w["log_tail"][-3:]) or "-"}
+        if outcome == "died":
+            yield _finding(
+                "cluster-worker-died",
+                Severity.ERROR,
+                f"{name} died ({w['exit'] or 'no end'}) after '{where['phase']}'; the job "
+                "cannot finish without it.",
+                "Read its log tail; SIGKILL is usually the kernel's OOM killer or a "
+                "scheduler (dmesg, the job's memory limit).",
+                exit=w["exit"],
+                **where,
+            )
+        elif outcome == "hung":
+            yield _finding(
+                "cluster-worker-hung",
+                Severity.ERROR,
+                f"{name} stopped making progress after '{where['phase']}' and was killed "
+                "at the deadline; the others were waiting for it.",
+                "py-spy dump --pid PID on that node shows where it waits; a GPU in a bad "
+                "state or a stuck filesystem are the usual causes.",
+                **where,
+            )
+        elif outcome == "port-closed":
+            yield _finding(
+                "cluster-port-unreachable",
+                Severity.ERROR,
+                f"Nothing accepts connections at {w['address']} ({w['exit']}): the "
+                "other workers wait for it until the deadline.",
+                "Start that worker, or open the port between the nodes (firewall, "
+                "security group, NetworkPolicy); TF_CONFIG must list reachable "
+                "addresses.",
+                address=w["address"],
+                error=w["exit"],
+            )
+        elif outcome in ("error",):
+            yield _finding(
+                "cluster-collective-failed",
+                Severity.ERROR,
+                f"{name} failed in '{where['phase']}': {w['error']}",
+                "A peer that died or cannot be reached makes TensorFlow's collectives "
+                "fail on every worker; see the other findings.",
+                **where,
+            )
+        elif outcome == "could-not-start":
+            yield _finding(
+                "cluster-worker-could-not-start",
+                Severity.ERROR,
+                f"{name} could not start: {w['exit']}.",
+                exit=w["exit"],
+            )
+        if w["survivors"]:
+            yield _finding(
+                "cluster-orphan-process",
+                Severity.ERROR,
+                f"{name} left processes behind: {w['survivors']}.",
+                survivors=w["survivors"],
+            )
+
+
+def _versions(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
+    seen = {w["task"]: w["tf_version"] for w in workers if w["tf_version"]}
+    if len(set(seen.values())) > 1:
+        common = Counter(seen.values()).most_common(1)[0][0]
+        odd = {t: v for t, v in seen.items() if v != common}
+        yield _finding(
+            "cluster-tf-version-differs",
+            Severity.ERROR,
+            f"TensorFlow differs between workers: {_pairs(odd)} against {common} on the "
+            "others; MultiWorkerMirroredStrategy needs one version everywhere.",
+            "Install the same TensorFlow on every node (one image, one lock file).",
+            **seen,
+        )
+
+
+def _stacks(_: Any, nodes: list[dict[str, Any] | None]) -> Iterator[Finding]:
+    from tfdoctor.share.fleet import FINGERPRINT, fingerprint
+
+    prints = {
+        i: dict(zip(FINGERPRINT, fingerprint(n.get("facts") or {}), strict=True))
+        for i, n in enumerate(nodes)
+        if isinstance(n, dict)
+    }
+    for key, label in (
+        ("cuda_driver", "CUDA driver version"),
+        ("cudnn", "cuDNN"),
+        ("nccl", "NCCL"),
+        ("driver", "driver branch"),
+    ):
+        values = {i: fp[key].split(".")[0] if key == "driver" else fp[key] for i, fp in prints.items()}
+        if len(set(values.values())) > 1:
+            yield _finding(
+                "cluster-stack-differs",
+                Severity.WARNING,
+                f"{label} differs between nodes: "
+                + ", ".join(f"worker:{i} {v}" for i, v in sorted(values.items()))
+                + ".",
+                "One image or one driver branch on every node: a mismatch shows up "
+                "as hangs or NCCL errors only under load.",
+                what=key,
+                **{f"worker:{i}": v for i, v in values.items()},
+            )
+
+
+def _nodes(_: Any, nodes: list[dict[str, Any] | None]) -> Iterator[Finding]:
+    for i, node in enumerate(nodes):
+        verdict = (node or {}).get("verdict") or {}
+        if verdict.get("status") == "problems":
+            yield _finding(
+                "cluster-node-problems",
+                Severity.ERROR,
+                f"worker:{i}'s own diagnosis found problems "
+                f"(root cause: {verdict.get('root_cause') or 'see its report'}).",
+                "Fix that node first: `tfdoctor` on it shows the findings.",
+                worker=i,
+                root_cause=verdict.get("root_cause"),
+            )
+
+
+def _network(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
+    hosts = {w["hostname"] for w in workers if w["hostname"]}
+    for w in workers:
+        ifname = w["nccl_env"].get("NCCL_SOCKET_IFNAME")
+        iface = w["interface"]
+        if ifname and iface and not _ifname_matches(ifname, iface):
+            yield _finding(
+                "cluster-nccl-ifname-mismatch",
+                Severity.WARNING,
+                f"{w['task']}'s address {w['address']} is on {iface}, but "
+                f"NCCL_SOCKET_IFNAME={ifname} excludes it.",
+                "Point NCCL_SOCKET_IFNAME at the interface of the cluster addresses.",
+                interface=iface,
+                NCCL_SOCKET_IFNAME=ifname,
+            )
+        if len(hosts) > 1 and iface == "lo":
+            yield _finding(
+                "cluster-address-loopback",
+                Severity.ERROR,
+                f"{w['task']} on {w['hostname']} listens on a loopback address "
+                f"({w['address']}) in a multi-host cluster.",
+                "Use each node's routable address in TF_CONFIG.",
+            )
+    envs = {
+        w["task"]: tuple(sorted((k, v) for k, v in w["nccl_env"].items() if k in NCCL_KEYS))
+        for w in workers
+        if w["hostname"]
+    }
+    if len(set(envs.values())) > 1:
+        yield _finding(
+            "cluster-nccl-env-differs",
+            Severity.WARNING,
+            "NCCL settings differ between workers: "
+            + "; ".join(f"{t}: {' '.join(f'{k}={v}' for k, v in e) or '(none)'}" for t, e in envs.items())
+            + ".",
+            "Set NCCL_* the same way on every node (the job's environment, not a node's profile).",
+        )
+
+
+def _ifname_matches(spec: str, iface: str) -> bool:
+    """NCCL_SOCKET_IFNAME: comma-separated prefixes; ^ excludes, = makes them exact."""
+    exclude = spec.startswith("^")
+    spec = spec.lstrip("^")
+    exact = spec.startswith("=")
+    names = [p for p in spec.lstrip("=").split(",") if p]
+    hit = any(iface == p if exact else iface.startswith(p) for p in names)
+    return hit != exclude
+
+
+def _sums(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
+    for w in workers:
+        bad = [r for r in w["allreduce"] if not r.get("exact")]
+        if bad:
+            r = bad[0]
+            yield _finding(
+                "cluster-allreduce-wrong",
+                Severity.ERROR,
+                f"{w['task']}'s all-reduce of {r['bytes']} bytes is wrong in "
+                f"{r['wrong_elements']} element(s) (first: {r['got_first']:g}, "
+                f"expected {r['expected_first']:g}).",
+                "Silent data corruption: take the node out and test its memory, "
+                "network and GPU (ECC errors in nvidia-smi -q).",
+                bytes=r["bytes"],
+                wrong_elements=r["wrong_elements"],
+            )
+
+
+def _timing(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
+    spread = max((w["clock_spread_s"] for w in workers if w["clock_spread_s"] is not None), default=None)
+    if spread is not None and spread > SKEW_LIMIT_S:
+        yield _finding(
+            "cluster-clock-skew",
+            Severity.WARNING,
+            f"Worker clocks differ by up to {spread:.2f} s.",
+            "Run chrony or ntpd on every node.",
+            spread_s=round(spread, 3),
+        )
+    compute = {w["task"]: median(w["compute_seconds"]) for w in workers if w["compute_seconds"]}
+    if len(compute) < 2:
+        return
+    for task, t in compute.items():
+        rest = median(v for k, v in compute.items() if k != task)
+        if rest > 0 and t / rest >= STRAGGLER_RATIO:
+            yield _finding(
+                "cluster-straggler",
+                Severity.WARNING,
+                f"{task} is a straggler: its compute step takes {t / rest:.1f}x the "
+                "others' (every synchronous step waits for it).",
+                "Compare its clocks, throttling and load (nvidia-smi -q -d PERFORMANCE, "
+                "top) with the others.",
+                ratio=round(t / rest, 2),
+                step_s=round(t, 4),
+                others_s=round(rest, 4),
+            )
+
+
+def _summary(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
+    done = [w for w in workers if w["allreduce"] and w["outcome"] == "completed"]
+    if not done:
+        return
+    chief = done[0]
+    largest = max(chief["allreduce"], key=lambda r: r["bytes"])
+    collective = chief["collective"] or "?"
+    yield _finding(
+        "cluster-allreduce-measured",
+        Severity.INFO,
+        f"{len(workers)} workers, {collective} collectives: all-reduce of "
+        f"{largest['bytes']} bytes at busbw {largest['busbw_gbs']:.3f} GB/s.",
+        collective=collective,
+        busbw_gbs=round(largest["busbw_gbs"], 4),
+    )
+    if collective != "NCCL":
+        yield _finding(
+            "cluster-nccl-not-run",
+            Severity.INFO,
+            f"The collectives ran as {collective} on CPUs: NCCL was not exercised.",
+            "Run on the GPU nodes to test NCCL itself.",
+        )
+
+
+def _pairs(values: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in values.items())
