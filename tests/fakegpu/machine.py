@@ -193,6 +193,11 @@ def expand_gpus(nvml: dict[str, Any]) -> list[dict[str, Any]]:
     return gpus
 
 
+CUDA_DEVICE_KEYS = ("name", "compute_capability", "memory_total_mib", "uuid", "pci_bus_id",
+                    "attributes")
+"""What the stub libcuda's devices take from the NVML GPUs of the same scenario."""
+
+
 def from_scenario(base: Path, doc: dict[str, Any]) -> FakeMachine:
     """Build the fake machine a scenario document describes (format: docs/scenarios.md)."""
     machine = FakeMachine(base)
@@ -225,7 +230,7 @@ def from_scenario(base: Path, doc: dict[str, Any]) -> FakeMachine:
     cuda = doc.get("cuda")
     if cuda is not None:
         devices = [
-            {k: g[k] for k in ("name", "compute_capability", "memory_total_mib") if k in g}
+            {k: g[k] for k in CUDA_DEVICE_KEYS if k in g}
             for g in gpus
         ]
         machine.cuda({"devices": devices} | cuda, omit=doc.get("cuda_omit", ()), directory=lib_dir)
