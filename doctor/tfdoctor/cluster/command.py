@@ -95,7 +95,7 @@ def cluster(
     """
     from tfdoctor.cluster import run
     from tfdoctor.cluster.document import exit_code, render_text
-    from tfdoctor.console import error
+    from tfdoctor.console import error, note
 
     given = tuple(int(p) for p in ports.split(",")) if ports else ()
     if given and len(given) != workers:
@@ -121,7 +121,7 @@ def cluster(
         config = run.slurm_tf_config(port) if launcher == "slurm-task" else None
         doc, mine = run.run_tf_config(opts, "slurm" if config else "tf-config", config)
     if doc is None:
-        error(
+        note(
             f"cluster: worker done ({'completed' if mine == 0 else 'failed'}); "
             "the chief (worker 0) writes the cluster report"
         )

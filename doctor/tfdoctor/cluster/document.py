@@ -22,8 +22,7 @@ def build_document(
 ) -> dict[str, Any]:
     """One JSON-ready document; `verdict.exit_code` is filled in by `exit_code`."""
     findings = judge(workers, nodes)
-    findings.sort(key=lambda f: -f.severity.rank)  # stable: rule order within a severity
-    errors = [f for f in findings if f.severity is Severity.ERROR]
+    errors = [f for f in findings if f.severity is Severity.ERROR and f.caused_by is None]
     incomplete = any(((n or {}).get("verdict") or {}).get("status") == "incomplete" for n in nodes) or any(
         n is None for n in nodes
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from statistics import median
 from typing import Any
 
@@ -20,6 +21,15 @@ SKEW_LIMIT_S = 1.0
 timestamps and any time-based rendezvous do; more than a second apart is a misconfigured NTP."""
 STRAGGLER_RATIO = 1.5
 """A task whose local compute step is 1.5x the others' median drags every synchronous step."""
+ROOTS = (
+    "cluster-port-unreachable",
+    "cluster-worker-could-not-start",
+    "cluster-worker-died",
+    "cluster-worker-hung",
+    "cluster-tf-version-differs",
+)
+"""Findings that explain the others, in the order a root cause is picked."""
+CONSEQUENCES = frozenset({"cluster-collective-failed"})
 NCCL_KEYS = (
     "NCCL_SOCKET_IFNAME",
     "NCCL_IB_HCA",
@@ -92,7 +102,11 @@ def judge(workers: list[dict[str, Any]], nodes: list[dict[str, Any] | None]) -> 
     out: list[Finding] = []
     for rule in (_processes, _versions, _stacks, _nodes, _network, _sums, _timing, _summary):
         out.extend(rule(workers, nodes))
-    return out
+    cause = next((c for c in ROOTS if any(f.id == c for f in out)), None)
+    if cause is not None:  # every worker's collectives fail once one peer is gone
+        out = [replace(f, caused_by=cause) if f.id in CONSEQUENCES else f for f in out]
+    return sorted(out, key=lambda f: (f.caused_by is not None, -f.severity.rank,
+                                      ROOTS.index(f.id) if f.id in ROOTS else len(ROOTS)))
 
 
 def _processes(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
@@ -136,7 +150,7 @@ def _processes(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
             yield _finding(
                 "cluster-collective-failed",
                 Severity.ERROR,
-                f"{name} failed in '{where['phase']}': {w['error']}",
+                f"{name} failed after '{where['phase']}': {_gist(w['error'])}",
                 "A peer that died or cannot be reached makes TensorFlow's collectives "
                 "fail on every worker; see the other findings.",
                 **where,
@@ -334,6 +348,16 @@ def _summary(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
             f"The collectives ran as {collective} on CPUs: NCCL was not exercised.",
             "Run on the GPU nodes to test NCCL itself.",
         )
+
+
+def _gist(detail: str | None) -> str:
+    """The first line of a TensorFlow error and, when there is one, the line saying why the
+    collective was aborted (the middle is TF's own traceback of the graph node)."""
+    lines = [ln.strip() for ln in (detail or "").splitlines() if ln.strip()]
+    if not lines:
+        return "(no detail)"
+    why = next((ln for ln in lines if "aborted by" in ln or "deadline" in ln.lower()), None)
+    return lines[0] + (f" ... {why}" if why and why != lines[0] else "")
 
 
 def _pairs(values: dict[str, Any]) -> str:

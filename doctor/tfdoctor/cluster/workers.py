@@ -106,6 +106,7 @@ def watch(runs: list[WorkerRun], deadline: float) -> dict[str, bool]:
     (monotonic); kill every group; return {"timed_out": ...}."""
     lines: queue.Queue[tuple[int, str, str | None]] = queue.Queue()
     live = [r for r in runs if r.proc is not None]
+    by_index = {r.index: r for r in runs}
     readers = [_reader(r, tag, lines) for r in live for tag in ("out", "err")]
     open_streams = len(readers)
     died_at: float | None = None
@@ -126,7 +127,7 @@ def watch(runs: list[WorkerRun], deadline: float) -> dict[str, bool]:
             if line is None:
                 open_streams -= 1
             else:
-                _take(runs[index], tag, line)
+                _take(by_index[index], tag, line)
         _mark_exits(live)
         if timed_out:
             _probe_ports(runs)
@@ -143,7 +144,7 @@ def watch(runs: list[WorkerRun], deadline: float) -> dict[str, bool]:
     while not lines.empty():
         index, tag, line = lines.get_nowait()
         if line is not None:
-            _take(runs[index], tag, line)
+            _take(by_index[index], tag, line)
     for r in live:
         _close(r, timed_out)
     _blame(runs, timed_out)
@@ -209,6 +210,10 @@ def _blame(runs: list[WorkerRun], timed_out: bool) -> None:
     """After a timeout, the workers furthest behind hung; the others were blocked on them."""
     stuck = [r for r in runs if r.outcome == "timeout"]
     if not stuck:
+        return
+    if any(r.outcome == "port-closed" for r in runs):
+        for r in stuck:
+            r.outcome = "blocked"  # waiting for the address nothing listens on
         return
     least = min(r.progress() for r in stuck)
     others = [r.progress() for r in runs if r.outcome != "timeout" or r.progress() > least]

@@ -69,7 +69,7 @@ def report_files(paths: Iterable[Path]) -> Iterator[Path | Skipped]:
             yield Skipped(str(path), "no such file or directory")
 
 
-def load_node(path: Path) -> Node | Skipped:
+def load_node(path: Path) -> Node | Skipped | tuple[Node | Skipped, ...]:
     """Read one report (a --json document, or a bare facts file judged now); never raises.
 
     Whatever a file holds, it becomes a Node or a Skipped with its reason: one hostile file in
@@ -81,7 +81,7 @@ def load_node(path: Path) -> Node | Skipped:
         return Skipped(str(path), f"damaged report ({type(exc).__name__}: {one_line(str(exc), 80)})")
 
 
-def _load_node(path: Path) -> Node | Skipped:
+def _load_node(path: Path) -> Node | Skipped | tuple[Node | Skipped, ...]:
     try:
         data = read_tfdoctor_document(path)
     except OSError as exc:
@@ -90,13 +90,24 @@ def _load_node(path: Path) -> Node | Skipped:
         return Skipped(str(path), f"not a JSON document tfdoctor can read ({exc})")
     if not isinstance(data, dict):
         return Skipped(str(path), "not a tfdoctor report (not a JSON object)")
+    if data.get("kind") == "cluster" and isinstance(data.get("nodes"), list):
+        # `tfdoctor cluster --json`: one node per worker's report (docs/cluster.md)
+        return tuple(
+            _node(f"{path}#worker:{i}", n, path) if isinstance(n, dict)
+            else Skipped(f"{path}#worker:{i}", "no report from this worker")
+            for i, n in enumerate(data["nodes"])
+        )
+    return _node(str(path), data, path)
+
+
+def _node(name: str, data: dict[str, Any], path: Path) -> Node | Skipped:
     nested = data.get("facts")
     facts: dict[str, Any] = nested if isinstance(nested, dict) else data
     version = data.get("schema_version", facts.get("schema_version"))
     if version is None or not isinstance(facts.get("python"), dict):
-        return Skipped(str(path), "not a tfdoctor report (no schema_version)")
+        return Skipped(name, "not a tfdoctor report (no schema_version)")
     if str(version) not in READABLE_SCHEMAS:
-        return Skipped(str(path),
+        return Skipped(name,
                        f"schema version {version}; this tfdoctor reads {', '.join(READABLE_SCHEMAS)}")
     try:
         verdict = data.get("verdict") if facts is not data else _judge(path)
@@ -105,10 +116,10 @@ def _load_node(path: Path) -> Node | Skipped:
             "problems",
             "incomplete",
         ):
-            return Skipped(str(path), "damaged report (no verdict)")
+            return Skipped(name, "damaged report (no verdict)")
         code = verdict.get("exit_code")
         return Node(
-            str(path),
+            name,
             verdict["status"],
             _str(verdict.get("root_cause")),
             code if isinstance(code, int) else None,
@@ -117,7 +128,7 @@ def _load_node(path: Path) -> Node | Skipped:
             _unjudged(data.get("outcomes") if facts is not data else None),
         )
     except (AttributeError, TypeError, ValueError, KeyError) as exc:
-        return Skipped(str(path), f"damaged report ({type(exc).__name__}: {str(exc)[:80]})")
+        return Skipped(name, f"damaged report ({type(exc).__name__}: {str(exc)[:80]})")
 
 
 def _unjudged(outcomes: object) -> tuple[str, ...]:
@@ -191,9 +202,9 @@ def metrics(facts: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-def summarise(loaded: Iterable[Node | Skipped]) -> dict[str, Any]:
+def summarise(loaded: Iterable[Node | Skipped | tuple[Node | Skipped, ...]]) -> dict[str, Any]:
     """The fleet summary as a JSON-ready dict (docs/report-and-fleet.md describes every key)."""
-    items = list(loaded)
+    items = [x for item in loaded for x in (item if isinstance(item, tuple) else (item,))]
     nodes = [n for n in items if isinstance(n, Node)]
     skipped = [s for s in items if isinstance(s, Skipped)]
     stacks = Counter(n.fingerprint for n in nodes)
