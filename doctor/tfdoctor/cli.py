@@ -27,8 +27,8 @@ from tfdoctor.cmdkit import (
     emit,
     judge_options,
     parse_only,
-    resolve_python,
     save_facts,
+    target_python,
 )
 from tfdoctor.completion import complete_ids, complete_recipes
 from tfdoctor.exit_codes import ExitCode
@@ -75,17 +75,13 @@ def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budge
     Exit codes: 0 healthy, 1 problems found, 2 usage error, 3 could not check.
     """
     if ctx.invoked_subcommand is not None:
-        given = [p.opts[0] for p in ctx.command.params
-                 if ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE]
-        if given:  # `tfdoctor --python P fix` would otherwise fix tfdoctor's own interpreter
-            raise click.UsageError(f"{', '.join(given)} go(es) after the command: "
-                                   f"tfdoctor {ctx.invoked_subcommand} {given[0]} ...")
+        _forward_options(ctx, ctx.invoked_subcommand)
         return
     from tfdoctor.diagnose import SmokeOptions
     from tfdoctor.host import host_from_environment
     from tfdoctor.registry import CheckConfig
 
-    host = host_from_environment(resolve_python(python))
+    host = host_from_environment(*target_python(python))
     for out in (save, prometheus_textfile):
         check_writable(out)  # before minutes of diagnosis, not after
     smoke = None if (quick or no_smoke) else SmokeOptions(parse_only(only), budget)
@@ -101,6 +97,21 @@ def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budge
         save_facts(save, report)
     ctx.exit(emit(report, as_json=as_json, verbose=verbose, fail_on=fail_on,
                   prometheus_textfile=prometheus_textfile))
+
+
+def _forward_options(ctx: click.Context, name: str) -> None:
+    """`tfdoctor --python P fix` means `tfdoctor fix --python P`: options given before a command
+    become its defaults (given after it, they win); one it does not take is a usage error."""
+    assert isinstance(ctx.command, click.Group)
+    sub = ctx.command.get_command(ctx, name)
+    takes = {p.name for p in sub.params} if sub else set()
+    given = {p.name: p for p in ctx.command.params if p.name and ctx.get_parameter_source(p.name)
+             is click.core.ParameterSource.COMMANDLINE}
+    refused = [p.opts[0] for n, p in given.items() if n not in takes]
+    if refused:
+        raise click.UsageError(f"{', '.join(refused)} does not apply to `tfdoctor {name}`")
+    ctx.default_map = {**(ctx.default_map or {}),
+                       name: {n: ctx.params[n] for n in given}}
 
 
 @cli.command()

@@ -41,16 +41,33 @@ def judge_options(func: Any) -> Any:
 
 def resolve_python(value: str | None) -> str:
     """The target interpreter's path; a bad one is a usage error, not a finding."""
+    return target_python(value)[0]
+
+
+def target_python(value: str | None, env: dict[str, str] | None = None) -> tuple[str, str]:
+    """(the interpreter to diagnose, why it was chosen): --python, else the active environment
+    ($VIRTUAL_ENV, then $CONDA_PREFIX) when tfdoctor runs from another one (pipx, uv tool),
+    else tfdoctor's own interpreter."""
     from tfdoctor.errors import InterpreterError
 
     if value is None:
-        return sys.executable
+        env = dict(os.environ) if env is None else env
+        own = os.path.realpath(sys.prefix)
+        for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+            prefix = env.get(var)
+            candidate = os.path.join(prefix, "bin", "python") if prefix else ""
+            if not candidate or not os.access(candidate, os.X_OK):
+                continue
+            if os.path.realpath(prefix or "") == own:
+                return sys.executable, f"tfdoctor's own interpreter, the active ${var}"
+            return candidate, f"the active environment ${var}; tfdoctor runs from {sys.executable}"
+        return sys.executable, "tfdoctor's own interpreter: no $VIRTUAL_ENV or $CONDA_PREFIX"
     found = value if os.sep in value else shutil.which(value)
     if not found or not Path(found).exists():
         raise InterpreterError(f"--python {value}: no such interpreter")
     if Path(found).is_dir() or not os.access(found, os.X_OK):
         raise InterpreterError(f"--python {value}: not an executable file")
-    return os.path.abspath(found)
+    return os.path.abspath(found), "--python"
 
 
 def emit(report: Report, *, as_json: bool, verbose: bool, fail_on: str,

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
+from tfdoctor.facts import Facts
 from tfdoctor.host import Host
 from tfdoctor.registry import CheckConfig
 from tfdoctor.report import Report, build_report
@@ -35,7 +36,7 @@ def diagnose(host: Host, config: CheckConfig = CheckConfig(), *, smoke: SmokeOpt
     from tfdoctor.probes import collect_facts
 
     if smoke is None:
-        return build_report(collect_facts(host, progress), config)
+        return build_report(_chosen(host, collect_facts(host, progress)), config)
     from tfdoctor.smoke import run_smoke
 
     cancel = cancel or threading.Event()
@@ -50,4 +51,11 @@ def diagnose(host: Host, config: CheckConfig = CheckConfig(), *, smoke: SmokeOpt
         raise
     finally:
         pool.shutdown(wait=False)
-    return build_report(replace(facts, smoke=smoke_facts), config)
+    return build_report(replace(_chosen(host, facts), smoke=smoke_facts), config)
+
+
+def _chosen(host: Host, facts: Facts) -> Facts:
+    """Record why this interpreter is the target (the report's first line says it)."""
+    if host.python_why is None:
+        return facts
+    return replace(facts, python=replace(facts.python, chosen_by=host.python_why))

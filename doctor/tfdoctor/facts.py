@@ -379,6 +379,9 @@ class PythonFacts:
     error: str | None = None
     """Why the target interpreter gave no report (could not start, timed out, killed, printed no JSON); the
     other fields are then None."""
+    chosen_by: str | None = None
+    """Why this interpreter was diagnosed: "--python", "the active environment $VIRTUAL_ENV; ...",
+    "tfdoctor's own interpreter: ..."; None in facts from before schema 2's field or a ticket."""
 
 
 @dataclass(frozen=True, slots=True)

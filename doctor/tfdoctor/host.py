@@ -293,11 +293,11 @@ def kill_group(proc: subprocess.Popen[Any]) -> None:
         pass
 
 
-def host_from_environment(python: str) -> Host:
+def host_from_environment(python: str, python_why: str | None = None) -> Host:
     """The real machine. TFDOCTOR_FS_ROOT (a test seam, documented in docs/scenarios.md) moves
     /proc, /dev and the default library directories under another root."""
     return Host(env=dict(os.environ), root=Path(os.environ.get("TFDOCTOR_FS_ROOT", "/")),
-                python=python)
+                python=python, python_why=python_why)
 
 
 @dataclass(frozen=True)
@@ -311,6 +311,8 @@ class Host:
     """The target interpreter whose TensorFlow is diagnosed (--python)."""
     own_python: str = sys.executable
     """tfdoctor's own interpreter, which has nvidia-ml-py for the NVML child."""
+    python_why: str | None = None
+    """Why `python` is the target (--python, the active $VIRTUAL_ENV, ...): the report's first line."""
     timeout: float = 10.0
     """Default time limit for one probe command."""
 

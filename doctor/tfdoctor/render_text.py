@@ -35,6 +35,12 @@ def headline(report: Report) -> str:
     return f"Verdict: {counts['error']} problem(s){cause}"
 
 
+def target_line(report: Report) -> str:
+    """The report's first line: the interpreter diagnosed and why it was chosen."""
+    py = report.facts.python
+    return printable(f"Diagnosing {py.executable}" + (f" ({py.chosen_by})" if py.chosen_by else ""))
+
+
 def summary_line(report: Report) -> str:
     f = report.facts
     tf = f.tensorflow
@@ -102,7 +108,7 @@ def render_asks(report: Report) -> list[str]:
 
 def render_text(report: Report, *, verbose: bool = False, color: bool = False) -> str:
     """The whole text report; info findings and passing rows only with verbose."""
-    lines = [headline(report), summary_line(report), ""]
+    lines = [target_line(report), headline(report), summary_line(report), ""]
     shown = [f for f in report.findings if verbose or f.severity is not Severity.INFO]
     for finding in shown:
         lines.extend(render_finding(finding, color))

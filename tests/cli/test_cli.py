@@ -58,7 +58,8 @@ def test_replay_problem_exit_code_and_root_cause(tmp_path):
     assert doc["findings"][0]["id"] == "cuda-visible-devices-hides-all"
     text = invoke("replay", str(path), "--expect-gpus", "8")
     assert text.exit_code == ExitCode.PROBLEMS
-    assert text.stdout.startswith("Verdict: 2 problem(s); root cause: cuda-visible-devices-hides-all")
+    assert text.stdout.splitlines()[1].startswith(
+        "Verdict: 2 problem(s); root cause: cuda-visible-devices-hides-all")
     assert "$ unset CUDA_VISIBLE_DEVICES" in text.stdout
 
 
@@ -250,11 +251,17 @@ def test_stopped_smoke_run_is_incomplete(tmp_path):
     assert result.exit_code == ExitCode.INCOMPLETE
 
 
-def test_main_options_before_a_subcommand_are_refused():
-    """`tfdoctor --python P fix` used to fix tfdoctor's own interpreter: now a usage error."""
-    result = invoke("--python", sys.executable, "fix")
-    assert result.exit_code == ExitCode.USAGE
-    assert "--python go(es) after the command: tfdoctor fix --python" in result.output
+def test_main_options_before_a_subcommand_go_to_it():
+    """`tfdoctor --python P fix` used to fix tfdoctor's own interpreter: now it means
+    `tfdoctor fix --python P`; an option the command does not take is a usage error."""
+    before = invoke("--python", "/usr/bin/python3", "fix", "--json")
+    after = invoke("fix", "--python", "/usr/bin/python3", "--json")
+    assert before.exit_code == after.exit_code == ExitCode.OK, before.output
+    assert json.loads(before.stdout)["plan"]["python"] == "/usr/bin/python3"
+    assert json.loads(before.stdout)["plan"] == json.loads(after.stdout)["plan"]
+    refused = invoke("--quick", "fix")
+    assert refused.exit_code == ExitCode.USAGE
+    assert "--quick does not apply to `tfdoctor fix`" in refused.output
 
 
 def test_no_tf_on_a_cpu_machine_offers_the_cpu_build_for_this_python(tmp_path):

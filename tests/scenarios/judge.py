@@ -63,7 +63,8 @@ def check_text(text: str, report: dict[str, Any], expect: dict[str, Any], name: 
     """The plain-text report: its first line is the verdict and root cause, and it names every
     error and warning of the JSON report (info findings only appear with -v)."""
     lines = text.splitlines()
-    assert lines and lines[0] == expect["headline"], f"{name}: text starts {lines[:1]}"
+    assert lines[0].startswith("Diagnosing "), f"{name}: first line names no interpreter"
+    assert lines[1] == expect["headline"], f"{name}: text starts {lines[:2]}"
     for finding in report["findings"]:
         shown = any(line.split()[:2] == [finding["severity"], finding["id"]] for line in lines)
         assert shown == (finding["severity"] != "info"), (

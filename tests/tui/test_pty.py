@@ -49,21 +49,25 @@ def _gone(mark: str, within: float = 5.0) -> list[int]:
     return left
 
 
-def test_real_run_keys_and_quit_leave_no_process() -> None:
-    """tfdoctor's own interpreter (no TensorFlow): a verdict appears, screens open, q exits
-    with the code that verdict implies, and nothing it started is left running."""
+@pytest.mark.parametrize("target", ["own", "tensorflow"])
+def test_real_run_keys_and_quit_leave_no_process(target: str, request: pytest.FixtureRequest) -> None:
+    """A real --quick run, for tfdoctor's own interpreter (with or without TensorFlow: the
+    README's install puts it there) and for a TensorFlow venv: a verdict appears, screens open,
+    q exits with the code that verdict implies, and nothing it started is left running."""
     mark = uuid.uuid4().hex
-    child = _spawn(mark, "--quick")
-    child.expect(r"Verdict: (healthy|\d+ problem|could not check)")
+    python = () if target == "own" else ("--python", request.getfixturevalue("tf_cpu_python"))
+    child = _spawn(mark, "--quick", *python)
+    child.expect(r"Verdict: (healthy|\d+ problem|incomplete|could not check)")
     verdict = child.match.group(1)
-    for key, shown in (("\r", "Check "), ("\x1b", "Findings"), ("f", "values"),
+    # Tab to the checks table (present whatever the verdict; findings may be empty), open one.
+    for key, shown in (("\t", "Checks"), ("\r", "Check "), ("\x1b", "Checks"), ("f", "values"),
                        ("\x1b", "Checks"), ("?", "fix plan"), ("\x1b", "Checks")):
         child.send(key)
         child.expect(shown)
     child.send("q")
     child.expect(pexpect.EOF)
     child.close()
-    expected = {"healthy": 0, "could not check": 3}.get(verdict, 1)
+    expected = {"healthy": 0, "incomplete": 3, "could not check": 3}.get(verdict, 1)
     assert child.exitstatus == expected, (verdict, child.exitstatus, child.signalstatus)
     assert _gone(mark) == []
 

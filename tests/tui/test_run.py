@@ -57,7 +57,7 @@ def test_q_during_a_run_cancels_waits_and_exits_130() -> None:
     assert loader.thread is not None and not loader.thread.is_alive()
     code, text, error = final_words(app.report, app.outcome, app.error)
     assert code == ExitCode.INTERRUPTED and error is None
-    assert text.startswith("Verdict: 2 problem(s)")
+    assert text.splitlines()[1].startswith("Verdict: 2 problem(s)")
 
 
 def test_ctrl_c_during_a_run_is_the_same_as_q() -> None:

@@ -42,6 +42,9 @@ def fix(ctx: click.Context, python: str | None, do_apply: bool, yes: bool, allow
     from tfdoctor.cmdkit import resolve_python
     from tfdoctor.errors import FixError
 
+    if do_apply and not yes and not _can_ask():
+        raise FixError("--apply asks before each step and there is no terminal to ask on: "
+                       "add --yes to apply every step that needs no root")
     if undo and (do_apply or plan_file):
         raise FixError("--undo cannot be combined with --apply or --plan")
     if recover and (do_apply or plan_file or undo):
@@ -68,6 +71,13 @@ def fix(ctx: click.Context, python: str | None, do_apply: bool, yes: bool, allow
 
         save_plan(plan, plan_out)
     ctx.exit(_run(plan, before, do_apply=do_apply, yes=yes, allow_root=allow_root, as_json=as_json))
+
+
+def _can_ask() -> bool:
+    """Whether a person can answer the questions of --apply (stdin is a terminal)."""
+    import sys
+
+    return sys.stdin is not None and sys.stdin.isatty()
 
 
 def _diagnose(python: str, env: dict[str, str] | None) -> Report:

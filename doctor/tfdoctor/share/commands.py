@@ -135,12 +135,12 @@ def _facts(
 
         facts, config = load_facts_file(from_file)
         return facts, config if expect_gpus is None else CheckConfig(expect_gpus=expect_gpus)
-    from tfdoctor.cmdkit import diagnose_with_progress, resolve_python
+    from tfdoctor.cmdkit import diagnose_with_progress, target_python
     from tfdoctor.diagnose import SmokeOptions
     from tfdoctor.host import host_from_environment
 
     config = CheckConfig(expect_gpus=expect_gpus)
-    host = host_from_environment(resolve_python(python))
+    host = host_from_environment(*target_python(python))
     judged = diagnose_with_progress(host, config, None if quick else SmokeOptions())
     return judged.facts, config
 

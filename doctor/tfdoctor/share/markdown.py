@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from tfdoctor import __version__
 from tfdoctor.findings import CheckStatus, Finding
-from tfdoctor.render_text import headline, summary_line
+from tfdoctor.render_text import headline, summary_line, target_line
 from tfdoctor.report import Report
 from tfdoctor.share.markdown_facts import (
     code,
@@ -40,6 +40,8 @@ def render_markdown(
     """The whole Markdown document; `redaction` says in one line what was replaced."""
     lines = [
         "# tfdoctor report",
+        "",
+        esc(target_line(report)),
         "",
         f"**{esc(headline(report))}**",
         "",

@@ -74,7 +74,17 @@ def final_words(report: Report | None, outcome: str, error: str | None,
         return ExitCode.INTERRUPTED, render_text(report) if report else "", None
     if report is None:
         return ExitCode.INTERNAL, "", f"the diagnosis failed: {error}"
-    return exit_code_for(report, fail_on), "", None
+    return exit_code_for(report, fail_on), summary_after_tui(report), None
+
+
+def summary_after_tui(report: Report) -> str:
+    """What stays in the terminal after the TUI closes: target, verdict, root cause and its fix."""
+    from tfdoctor.render_text import headline, render_finding, summary_line, target_line
+
+    lines = [target_line(report), headline(report), summary_line(report)]
+    if report.root_cause is not None:
+        lines += ["", *render_finding(report.root_cause, color=False)]
+    return "\n".join(lines) + "\n(tfdoctor --no-tui prints the whole report)\n"
 
 
 class PlanApplier:
