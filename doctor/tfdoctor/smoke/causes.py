@@ -175,6 +175,14 @@ CAUSES: dict[str, CauseInfo] = {
         "Install the keras of TensorFlow's own minor version (pip install 'keras~=<TF major.minor>.0').",
         "https://github.com/keras-team/keras/issues/15579",
     ),
+    "tf-addon-mismatch": CauseInfo(
+        Severity.ERROR,
+        "A TensorFlow add-on (tensorflow-io, -text, -addons, -probability) was built for another "
+        "TensorFlow release than the one installed.",
+        "Install the add-on release made for this TensorFlow (each add-on's README has the "
+        "version table), or the TensorFlow it was built for.",
+        None,
+    ),
     "keras-src-missing": CauseInfo(
         Severity.ERROR,
         "A package needs a newer Keras: keras.src exists from Keras 2.13 on.",

@@ -30,6 +30,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                                  r"|module 'google\._upb\._message' has no attribute"
                                  r"|your generated code is out of date and must be regenerated with protoc"),
         ("keras-tf-mismatch", r"Another metric with the same name already exists"),
+        ("tf-addon-mismatch", r"(?P<s>tensorflow_(?:io|text|addons|decision_forests|recommenders|transform)\w*)/\S*\.so: undefined symbol: _ZN(?:3tsl|10tensorflow)"
+                              r"|(?P<t>Tensorflow Addons) supports using Python ops for all Tensorflow versions"
+                              r"|This version of (?:TensorFlow Probability|TensorFlow Text|TensorFlow I/O) requires TensorFlow"),
         ("keras-src-missing", r"No module named '(?P<s>keras\.src)'"),
         ("ml-dtypes-mismatch", r"module 'ml_dtypes' has no attribute '(?P<s>\w+)'"),
         ("tf-internal-api-mismatch", r"module 'tensorflow\.compat\.v2\.__internal__[\w.]*' has no attribute '(?P<s>\w+)'"),

@@ -32,6 +32,10 @@ _TF = {
     "tensorflow-cpu-aws",
     "intel-tensorflow",
 }
+# "tensorflow  2.15.0  cuda120py311h5cbd639_1  conda-forge", "tensorflow 2.7.0-cpu_py39h4655687_0 --> ..."
+_CONDA_TF = re.compile(r"^(?P<n>tensorflow(?:-base)?)\s+(?P<v>2\.\d+\.\d+)(?:\s+|-)(?P<b>(?:cuda|cpu|mkl|eigen|gpu)\w*)")
+_DETECTED = re.compile(r"(?:Detected an installation of version|The versions? of TensorFlow you are currently using is)"
+                       r" (?P<v>2\.\d+\.\d+)")
 _FLAGS = re.compile(r"^flags\s*:\s*(?P<f>[a-z0-9_ ]{10,4000})$")
 _WANTED = ("sse4_1", "sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "amx_tile")
 
@@ -42,9 +46,21 @@ def _norm(name: str) -> str:
 
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """Packages and TF distributions from resolver conflicts; CPU flags from /proc/cpuinfo."""
-    flags_done = False
+    flags_done = conda_done = False
     for number, line in numbered(lines):
         text = line.strip()
+        if not conda_done and text.startswith("tensorflow"):
+            conda = _CONDA_TF.match(text)
+            if conda:
+                conda_done = True
+                yield Observation("tensorflow.version", conda.group("v"), number, NAME)
+                yield Observation("python.conda", True, number, NAME)
+                yield Observation("tensorflow.is_cuda_build", conda.group("b").startswith(("cuda", "gpu")),
+                                  number, NAME)
+        if "Detected an installation" in text or "currently using is" in text:
+            detected = _DETECTED.search(text)
+            if detected:
+                yield Observation("tensorflow.version", detected.group("v"), number, NAME)
         if " but you" in text and " have " in text:
             m = _CONFLICT.match(text)
             if m:
