@@ -1,6 +1,6 @@
 """Field accuracy: `tfdoctor triage` over every case of tests/field, scored by category.
 
-    python benchmarks/field_accuracy.py [--misses] [--json] [--pin]
+    python benchmarks/field_accuracy.py [--misses] [--json] [--pin] [--cases FILE]
 
 Prints root-cause top-1 and top-3 accuracy (resolved cases), the ask-for hit rate (unresolved
 cases: the first ask / the first three asks name an area the case says support needed), false
@@ -66,11 +66,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--misses", action="store_true", help="List the cases top-1 gets wrong.")
     parser.add_argument("--json", action="store_true", help="Per-case scores as JSON.")
+    parser.add_argument("--cases", type=Path, metavar="FILE",
+                        help="Score only the cases named in FILE (one per line), e.g. a held-out batch.")
     parser.add_argument("--pin", action="store_true",
                         help="Write tests/field/pinned.txt (cases right today).")
     args = parser.parse_args()
     causes = load_causes()
     cases = load_cases()
+    if args.cases:
+        wanted = set(args.cases.read_text().split())
+        cases = [c for c in cases if c.name in wanted]
     scores = [score(c, run_case(c.ticket), causes) for c in cases]
     if args.json:
         print(json.dumps([s.__dict__ for s in scores], indent=2))
