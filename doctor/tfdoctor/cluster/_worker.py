@@ -117,6 +117,9 @@ def main():
     options = tf.distribute.experimental.CommunicationOptions(
         implementation=impl, timeout_seconds=float(config.get("timeout", 60))
     )
+    # Said before the call that blocks until every peer is up: a worker that said it is
+    # waiting on the others, one that never got here is the one they wait for.
+    emit({"event": "waiting", "for": "strategy"})
     strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
     n = strategy.num_replicas_in_sync
     # AUTO resolves to NCCL for GPU collectives and to RingReduce for CPU ones (TF's

@@ -27,7 +27,7 @@ WORKER = Path(__file__).with_name("_worker.py")
 PEER_GRACE = 3.0
 """Seconds the others get to finish or fail after a worker died, before they are killed (a
 collective waiting for a dead peer only ends at TF's own collective timeout)."""
-PHASES = ("hello", "import", "strategy", "allreduce", "skew", "compute", "steps", "end")
+PHASES = ("hello", "import", "waiting", "strategy", "allreduce", "skew", "compute", "steps", "end")
 
 
 @dataclass
@@ -141,6 +141,11 @@ def watch(runs: list[WorkerRun], deadline: float) -> dict[str, bool]:
                 r.proc.stdin.close()
     for reader in readers:
         reader.join(timeout=2.0)
+    for r in live:
+        assert r.proc is not None
+        for stream in (r.proc.stdout, r.proc.stderr):
+            if stream is not None:
+                stream.close()
     while not lines.empty():
         index, tag, line = lines.get_nowait()
         if line is not None:
