@@ -5,6 +5,11 @@
 # reversible: yes
 # covers: unset-cuda-visible-devices remove-stub-libcuda-from-path remove-from-ld-library-path
 # usage: activation-hook-ld-library-path.sh [OPTION]... venv BIN_ACTIVATE | conda ENV_PREFIX
+#        activation-hook-ld-library-path.sh --preload LIB... --only-for DIR preload PTH_FILE
+#   --preload LIB        (preload mode) dlopen LIB by absolute path, RTLD_GLOBAL, when `tensorflow`
+#                        is first imported; in the order given (dependencies first)
+#   --only-for DIR       (preload mode) only while DIR exists: the .dist-info of the TensorFlow
+#                        whose RUNPATH misses the libraries (another TF version: nothing happens)
 #   --prepend DIR        put DIR first on LD_LIBRARY_PATH (pip nvidia/*/lib dirs TF's RUNPATH lacks)
 #   --remove DIR         drop DIR from LD_LIBRARY_PATH (a toolkit stubs dir, a shadowing copy)
 #   --xla-data-dir DIR   add --xla_gpu_cuda_data_dir=DIR to XLA_FLAGS (the last flag wins)
@@ -16,10 +21,21 @@
 # second run; it wraps the venv's `deactivate` so that deactivating puts the variables back. conda: etc/conda/activate.d/tfdoctor.sh and deactivate.d/tfdoctor.sh, which conda
 # sources on `conda activate` / `conda deactivate` (conda docs, "Saving environment variables").
 # The block is POSIX sh and splits paths without word splitting, so it works in bash, zsh and dash.
+# preload: a .pth file in site-packages, which every start of the interpreter reads (site.py):
+# activated or not, `env -i`, Jupyter kernels, IDEs, cron, sbatch. It only installs a
+# sys.meta_path finder; the libraries are loaded when `tensorflow` is first looked up, so an
+# interpreter that never imports TensorFlow pays one list insert. A missing library is skipped.
 set -eu
 
-prepend=; remove=; xla=; cvd_from=; cvd_to=; cvd=; growth=
+prepend=; remove=; xla=; cvd_from=; cvd_to=; cvd=; growth=; preload=; only_for=
 q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+pyq() {  # a Python string literal for a path; quotes, backslashes and newlines are refused
+    case "$1" in
+        *[\\\'\"]*|*"
+"*) echo "activation-hook: cannot preload a path with quotes or backslashes: $1" >&2; exit 2 ;;
+    esac
+    printf "'%s'" "$1"
+}
 while [ "$#" -gt 2 ]; do
     case "$1" in
         --prepend) prepend="${prepend:+$prepend:}$2"; remove="${remove:+$remove|}$(q "$2")"; shift 2 ;;
@@ -28,6 +44,8 @@ while [ "$#" -gt 2 ]; do
         --cvd-from) cvd_from=$2; cvd=1; shift 2 ;;
         --cvd-to) cvd_to=$2; shift 2 ;;
         --memory-growth) growth=1; shift ;;
+        --preload) preload="${preload}$(pyq "$2"),"; shift 2 ;;
+        --only-for) only_for=$(pyq "$2"); shift 2 ;;
         *) echo "activation-hook: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -115,5 +133,18 @@ case "$mode" in
         { echo "$begin"; echo "$note"; restore; echo "$end"; } \
             > "$target/etc/conda/deactivate.d/tfdoctor.sh"
         ;;
-    *) echo "activation-hook: MODE must be venv or conda" >&2; exit 2 ;;
+    preload)
+        [ -n "$preload" ] && [ -n "$only_for" ] || {
+            echo "activation-hook: preload needs --preload LIB and --only-for DIR" >&2; exit 2; }
+        # One line of code: site.py executes lines that start with `import`; `#` lines are
+        # comments. No module file, so no __pycache__ is left behind by an undo.
+        {
+            echo "$begin"
+            echo "$note"
+            printf '%s\n' "import sys; exec(\"def _tfdoctor_preload(libs, only_for):\n import os\n class TfdoctorPreload:\n  @staticmethod\n  def find_spec(name, path=None, target=None):\n   if name == 'tensorflow' and TfdoctorPreload in sys.meta_path:\n    sys.meta_path.remove(TfdoctorPreload)\n    if os.path.isdir(only_for):\n     import ctypes\n     for lib in libs:\n      try:\n       ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)\n      except OSError:\n       pass\n   return None\n sys.meta_path.insert(0, TfdoctorPreload)\n_tfdoctor_preload(($preload), $only_for)\ndel _tfdoctor_preload\n\")"
+            echo "$end"
+        } > "$target.tfdoctor-tmp"
+        mv -f "$target.tfdoctor-tmp" "$target"
+        ;;
+    *) echo "activation-hook: MODE must be venv, conda or preload" >&2; exit 2 ;;
 esac

@@ -232,9 +232,9 @@ class LibraryFacts:
     """The file the loader would open (first loadable candidate in search order); None when no file is
     found."""
     found_via: str | None = None
-    """Search stage that found path: rpath, ld_library_path, runpath, ldconfig (the ld.so cache) or
-    default_dirs; tensorflow when TensorFlow's own loader (full run) disagreed with that model; None when not
-    found."""
+    """Search stage that found path: rpath, ld_library_path, runpath, ldconfig (the ld.so cache),
+    default_dirs or preload (tfdoctor's start-up preload loads it by path before TensorFlow asks);
+    tensorflow when TensorFlow's own loader (full run) disagreed with that model; None when not found."""
     origin: str | None = None
     """Who installed path: pip (site-packages/nvidia), conda, cuda-toolkit (`/usr/local/cuda*`, `/opt/cuda*`),
     wsl (/usr/lib/wsl), else system."""
@@ -376,6 +376,14 @@ class PythonFacts:
     packages: dict[str, str] = field(default_factory=dict)
     """Normalised name -> version ("unknown" when none), for TF, its pinned deps and every nvidia-* wheel; the
     first on sys.path wins."""
+    preloads: tuple[str, ...] = ()
+    """Libraries tfdoctor's start-up preload (`tfdoctor-preload.pth`, written by `tfdoctor fix`) loads by
+    absolute path when TensorFlow is first imported, in load order: existing files only, and only while the
+    TensorFlow it was written for is installed."""
+    conda_packages: dict[str, str] | None = None
+    """In a conda env: name -> "version build" from conda-meta/*.json for TensorFlow (tensorflow,
+    tensorflow-base: the build string says cuda or cpu), cudatoolkit, cuda-*, cudnn, nccl, libcu*/libnv*; None
+    outside conda."""
     error: str | None = None
     """Why the target interpreter gave no report (could not start, timed out, killed, printed no JSON); the
     other fields are then None."""

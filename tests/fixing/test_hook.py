@@ -1,10 +1,16 @@
-"""The activation hook: planned from findings, written into a real venv's activate, undone."""
+"""The library fix and the activation hook: planned from findings, written into a real venv, undone.
+
+A library TensorFlow's RUNPATH misses becomes a start-up preload (`tfdoctor-preload.pth` beside
+TensorFlow); what only a shell can change (a stub libcuda dir to drop, CUDA_VISIBLE_DEVICES=-1)
+stays an activation hook. tests/launch runs both on a copy of the real TensorFlow venv.
+"""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -18,16 +24,28 @@ STUBS = "/usr/local/cuda/lib64/stubs"
 CUDNN_DIR = f"{SITE}/nvidia/cudnn/lib"
 
 
-def broken_env_facts(prefix: Path, conda: bool = False) -> Facts:
+def site_of(prefix: Path) -> Path:
+    return prefix / "lib" / "python3.11" / "site-packages"
+
+
+def broken_env_facts(prefix: Path, conda: bool = False, cuda_missing: bool = True,
+                     shell: bool = True) -> Facts:
     """TF cannot reach pip's cuDNN, a stub libcuda is on the path, CUDA_VISIBLE_DEVICES=-1."""
     facts = healthy(gpus=2)
-    libs = tuple(lib if lib.name != "cudnn" else type(lib)(
-        name="cudnn", soname="libcudnn.so.9", other_copies=(f"{CUDNN_DIR}/libcudnn.so.9",))
+    site = site_of(prefix)
+    site.mkdir(parents=True, exist_ok=True)
+    libs = tuple(lib if lib.name != "cudnn" or not cuda_missing else type(lib)(
+        name="cudnn", soname="libcudnn.so.9",
+        other_copies=(f"{site}/nvidia/cudnn/lib/libcudnn.so.9",))
         for lib in facts.libraries)
-    return change(facts, libraries=libs, env={"CUDA_VISIBLE_DEVICES": "-1"},
-                  cuda_driver={"is_stub": True, "library": f"{STUBS}/libcuda.so.1"},
+    assert facts.tensorflow is not None
+    dists = tuple(replace(d, location=str(site)) for d in facts.tensorflow.distributions)
+    return change(facts, libraries=libs, env={"CUDA_VISIBLE_DEVICES": "-1"} if shell else {},
+                  cuda_driver={"is_stub": shell,
+                               "library": f"{STUBS if shell else '/usr/lib'}/libcuda.so.1"},
+                  tensorflow={"package_dir": str(site / "tensorflow"), "distributions": dists},
                   python={"executable": str(prefix / "bin" / "python"), "prefix": str(prefix),
-                          "is_venv": not conda, "is_conda": conda})
+                          "is_venv": not conda, "is_conda": conda, "site_packages": (str(site),)})
 
 
 def venv(tmp_path: Path) -> Path:
@@ -52,18 +70,55 @@ def no(step) -> bool:
     raise AssertionError("no root step may be asked for here")
 
 
-def test_hook_plan_folds_env_fixes_into_one_step(tmp_path):
-    """Three findings that need env changes become one hook step with exact arguments."""
+def test_hook_plan_preloads_libraries_and_hooks_only_the_shell_fixes(tmp_path):
+    """The missing library becomes a start-up preload (works without activation); the two
+    findings only a shell can fix fold into one activation hook, which comes first."""
     prefix = venv(tmp_path)
+    site = site_of(prefix)
     plan = plan_fixes(judge(broken_env_facts(prefix)))
     hooks = [s for s in plan.steps if s.kind == "hook"]
-    assert len(hooks) == 1
-    step = hooks[0]
-    assert set(step.findings) == {"cuda-library-missing", "libcuda-stub",
-                                  "cuda-visible-devices-hides-all"}
-    assert step.args == ("--prepend", CUDNN_DIR, "--remove", STUBS, "--cvd-from", "-1",
-                         "--cvd-to", "", "venv", str(prefix / "bin" / "activate"))
-    assert step.files == (str(prefix / "bin" / "activate"),)
+    assert len(hooks) == 2
+    shell, preload = hooks
+    assert set(shell.findings) == {"libcuda-stub", "cuda-visible-devices-hides-all"}
+    assert shell.fix_id == "remove-stub-libcuda-from-path"
+    assert shell.args == ("--remove", STUBS, "--cvd-from", "-1", "--cvd-to", "", "venv",
+                          str(prefix / "bin" / "activate"))
+    assert shell.files == (str(prefix / "bin" / "activate"),)
+    assert preload.fix_id == "activation-hook-ld-library-path"
+    assert preload.findings == ("cuda-library-missing",)
+    assert preload.args == ("--preload", f"{site}/nvidia/cudnn/lib/libcudnn.so.9",
+                            "--only-for", f"{site}/tensorflow-2.21.0.dist-info",
+                            "preload", f"{site}/tfdoctor-preload.pth")
+    assert preload.files == (f"{site}/tfdoctor-preload.pth",)
+
+
+def test_library_fix_alone_needs_no_shell_hook(tmp_path):
+    """With only a library missing, nothing in bin/activate changes: the fix is the .pth."""
+    prefix = venv(tmp_path)
+    plan = plan_fixes(judge(broken_env_facts(prefix, shell=False)))
+    assert [(s.fix_id, s.files) for s in plan.steps if s.kind == "hook"] == [
+        ("activation-hook-ld-library-path", (f"{site_of(prefix)}/tfdoctor-preload.pth",))]
+
+
+def test_preload_orders_dependencies_first(tmp_path):
+    """cuSOLVER needs cuBLAS and nvJitLink: dlopen() by path must find them loaded already."""
+    from tfdoctor.fixing.planner import _preload_step
+
+    prefix = venv(tmp_path)
+    step = _preload_step(broken_env_facts(prefix), ["/s/libcusolver.so.11", "/s/libcublas.so.12",
+                                                    "/s/libnvJitLink.so.12"], ("x",))
+    assert [a for a in step.args if a.startswith("/s/")] == [
+        "/s/libnvJitLink.so.12", "/s/libcublas.so.12", "/s/libcusolver.so.11"]
+
+
+def test_system_python_gets_exports_not_a_preload(tmp_path):
+    """A Python that is neither venv nor conda: nothing to write into; the person's profile."""
+    facts = broken_env_facts(venv(tmp_path), shell=False)
+    facts = change(facts, python={"is_venv": False, "is_conda": False})
+    plan = plan_fixes(judge(facts))
+    assert not [s for s in plan.steps if s.kind == "hook"]
+    assert any(s.kind == "manual" and "LD_LIBRARY_PATH" in " ".join(s.commands)
+               for s in plan.steps)
 
 
 def test_hook_applies_is_idempotent_and_undoes_byte_identical(tmp_path):
@@ -71,19 +126,23 @@ def test_hook_applies_is_idempotent_and_undoes_byte_identical(tmp_path):
     prefix = venv(tmp_path)
     activate = prefix / "bin" / "activate"
     original = activate.read_bytes()
+    pth = site_of(prefix) / "tfdoctor-preload.pth"
     plan = plan_fixes(judge(broken_env_facts(prefix)))
     result = apply_plan(plan, yes, no)
-    assert [r.status for r in result.steps if r.fix_id.startswith("activation")] == ["done"]
+    assert [r.status for r in result.steps if r.fix_id != "install-nvidia-driver"] == [
+        "done", "done"]
     env = sourced(activate, LD_LIBRARY_PATH=f"{STUBS}:/opt/x", CUDA_VISIBLE_DEVICES="-1")
-    assert env["LD_LIBRARY_PATH"] == f"{CUDNN_DIR}:/opt/x"
+    assert env["LD_LIBRARY_PATH"] == "/opt/x"
     assert "CUDA_VISIBLE_DEVICES" not in env
     assert sourced(activate, CUDA_VISIBLE_DEVICES="0")["CUDA_VISIBLE_DEVICES"] == "0"
-    after_first = activate.read_bytes()
+    assert f"{site_of(prefix)}/nvidia/cudnn/lib/libcudnn.so.9" in pth.read_text()
+    after_first = activate.read_bytes(), pth.read_bytes()
     again = apply_plan(plan_fixes(judge(broken_env_facts(prefix))), yes, no)
-    assert [r.status for r in again.steps if r.fix_id.startswith("activation")] == ["unchanged"]
-    assert activate.read_bytes() == after_first and after_first.count(b">>> tfdoctor") == 1
+    assert {r.status for r in again.steps if r.status != "printed"} == {"unchanged"}
+    assert (activate.read_bytes(), pth.read_bytes()) == after_first
+    assert after_first[0].count(b">>> tfdoctor") == 1
     undo_last(str(prefix))
-    assert activate.read_bytes() == original
+    assert activate.read_bytes() == original and not pth.exists()
 
 
 def test_venv_deactivate_restores_the_variables(tmp_path):
@@ -99,7 +158,7 @@ def test_venv_deactivate_restores_the_variables(tmp_path):
                          text=True, check=True,
                          env={"PATH": "/usr/bin:/bin", "LD_LIBRARY_PATH": f"{STUBS}:/opt/x",
                               "CUDA_VISIBLE_DEVICES": "-1"}).stdout.split("\n")
-    assert out[0] == f"in={CUDNN_DIR}:/opt/x"
+    assert out[0] == "in=/opt/x"
     assert out[1] == f"out={STUBS}:/opt/x cvd=-1"
     assert out[2] == "clean"
 
@@ -112,13 +171,16 @@ def test_conda_hook_creates_and_undo_removes_files(tmp_path):
     apply_plan(plan, yes, no)
     act = prefix / "etc/conda/activate.d/tfdoctor.sh"
     deact = prefix / "etc/conda/deactivate.d/tfdoctor.sh"
+    pth = site_of(prefix) / "tfdoctor-preload.pth"
     out = subprocess.run(["bash", "-c", f'. "{act}"; echo "$LD_LIBRARY_PATH"; . "{deact}"; '
-                          'echo "${LD_LIBRARY_PATH-unset}"'], env={"LD_LIBRARY_PATH": "/a"},
+                          'echo "${LD_LIBRARY_PATH-unset}"'],
+                         env={"LD_LIBRARY_PATH": f"{STUBS}:/a"},
                          capture_output=True, text=True, check=True).stdout.split()
-    assert out == [f"{CUDNN_DIR}:/a", "/a"]
+    assert out == ["/a", f"{STUBS}:/a"]
+    assert pth.is_file(), "conda gets the same start-up preload as a venv"
     journal = undo_last(str(prefix))
-    assert not act.exists() and not deact.exists()
-    assert len(list((journal / "undone").iterdir())) == 2, "moved aside, not deleted"
+    assert not act.exists() and not deact.exists() and not pth.exists()
+    assert len(list((journal / "undone").iterdir())) == 3, "moved aside, not deleted"
 
 
 def test_cli_dry_run_shows_diff_and_saved_plan_applies(tmp_path):
@@ -131,7 +193,7 @@ def test_cli_dry_run_shows_diff_and_saved_plan_applies(tmp_path):
     saved.write_text(json.dumps(plan.to_dict()))
     shown = CliRunner().invoke(fix, ["--plan", str(saved)])
     assert shown.exit_code == 0, shown.output
-    assert f"+_tfdoctor_new='{CUDNN_DIR}'" in shown.stdout
+    assert "+import sys; exec(" in shown.stdout and "tfdoctor-preload.pth" in shown.stdout
     assert "Dry run: nothing was changed" in shown.stdout
     assert "$ sudo" not in shown.stdout and activate.read_bytes() == original
     applied = CliRunner().invoke(fix, ["--plan", str(saved), "--apply", "--yes", "--json"])

@@ -1,8 +1,10 @@
 """From a diagnosis to a fix plan: which script or recipe fixes each finding, with what arguments.
 
 The checks already name the fix and the exact commands (Finding.remediation); the planner turns
-pip commands into arguments of the fix script, folds every environment-variable fix into one
-activation hook, and prints the rest (root, reboots) for a person.
+pip commands into arguments of the fix script, turns every library TensorFlow's RUNPATH misses
+into a start-up preload (a .pth file: it works however the interpreter starts, issue 13), folds
+the environment-variable fixes that still need a shell into one activation hook, and prints the
+rest (root, reboots) for a person.
 """
 
 from __future__ import annotations
@@ -19,14 +21,20 @@ from tfdoctor.fixing.scripts import load_manual, script_for
 from tfdoctor.report import Report
 
 HOOK = "activation-hook-ld-library-path"
+PRELOAD_FILE = "tfdoctor-preload.pth"
+DEPENDENCY_ORDER = ("libnvJitLink", "libcublasLt", "libcublas.", "libcusparse", "libcufft",
+                    "libcurand", "libcusolver")
+"""Preload order: a library another one needs comes first (cuSOLVER needs cuBLAS(Lt), cuSPARSE
+and nvJitLink; cuSPARSE needs nvJitLink: readelf -d of the CUDA 12 pip wheels)."""
 
 
 def plan_fixes(report: Report) -> FixPlan:
     """The plan for this report's target interpreter; never touches the machine."""
     facts = report.facts
     steps: list[FixStep] = []
-    hook: dict[str, list[str]] = {"prepend": [], "remove": [], "cvd": []}
+    hook: dict[str, list[str]] = {"prepend": [], "remove": [], "cvd": [], "preload": []}
     hook_findings: list[str] = []
+    preload_findings: list[str] = []
     for f in report.findings:
         rem = f.remediation
         if rem is None:
@@ -37,13 +45,18 @@ def plan_fixes(report: Report) -> FixPlan:
                 steps.append(_manual_step(f))  # no activation to hook: the user's profile
                 continue
             _hook_options(f, facts, hook)
-            hook_findings.append(f.id)
+            if rem.fix_id == HOOK and preload_site(facts) is not None:
+                preload_findings.append(f.id)
+            else:
+                hook_findings.append(f.id)
         elif script is not None and not script.needs_root and facts.python.prefix:
             steps.append(_pip_step(f, facts, script.summary, script.reversible))
         else:
             steps.append(_manual_step(f))
     if hook_findings:
-        steps.append(_hook_step(facts, hook, tuple(hook_findings)))
+        steps.append(_hook_step(facts, hook, tuple(hook_findings), report))
+    if preload_findings and hook["preload"]:
+        steps.append(_preload_step(facts, hook["preload"], tuple(preload_findings)))
     return FixPlan(python=facts.python.executable, prefix=facts.python.prefix or "",
                    env_kind=env_kind(facts), host=this_host(),
                    created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -123,8 +136,11 @@ def _hook_options(f: Finding, facts: Facts, hook: dict[str, list[str]]) -> None:
     fix = f.remediation.fix_id if f.remediation else ""
     if fix == HOOK:
         copies = ev.get("library.other_copies", "").split(", ")
-        pip_dirs = [os.path.dirname(p) for p in copies if "/nvidia/" in p]
-        hook["prepend"] += pip_dirs[:1]
+        pip_copies = [p for p in copies if "/nvidia/" in p]
+        if preload_site(facts) is not None:
+            hook["preload"] += pip_copies[:1]
+        else:
+            hook["prepend"] += [os.path.dirname(p) for p in pip_copies[:1]]
     elif fix == "remove-stub-libcuda-from-path" and facts.cuda_driver.library:
         hook["remove"].append(os.path.dirname(facts.cuda_driver.library))
     elif fix == "remove-from-ld-library-path" and ev.get("library.path", "/").startswith("/"):
@@ -156,7 +172,54 @@ def hook_target(facts: Facts) -> tuple[str, tuple[str, ...]]:
     return activate, (activate,)
 
 
-def _hook_step(facts: Facts, hook: dict[str, list[str]], findings: tuple[str, ...]) -> FixStep:
+def preload_site(facts: Facts) -> tuple[str, str] | None:
+    """(site-packages dir of TensorFlow, its .dist-info) for a start-up preload; None when the
+    target is not a venv or conda env or TensorFlow's distribution is unknown."""
+    tf = facts.tensorflow
+    if env_kind(facts) == "system" or tf is None or not tf.package_dir:
+        return None
+    site = os.path.dirname(tf.package_dir.rstrip("/"))
+    dist = next((d for d in tf.distributions if d.name == (tf.files_from or d.name)
+                 and (d.location in (None, site))), None)
+    if dist is None or dist.version == "unknown":
+        return None
+    return site, os.path.join(site, f"{dist.name.replace('-', '_')}-{dist.version}.dist-info")
+
+
+def preload_path(facts: Facts) -> str | None:
+    """Where the start-up preload goes: a .pth file beside TensorFlow."""
+    where = preload_site(facts)
+    return os.path.join(where[0], PRELOAD_FILE) if where else None
+
+
+def _preload_step(facts: Facts, libs: list[str], findings: tuple[str, ...]) -> FixStep:
+    """Preload, by absolute path and in dependency order, what TensorFlow's RUNPATH misses."""
+    where = preload_site(facts)
+    assert where is not None
+    site, dist_info = where
+
+    def rank(path: str) -> int:
+        name = os.path.basename(path)
+        return next((i for i, p in enumerate(DEPENDENCY_ORDER) if name.startswith(p)),
+                    len(DEPENDENCY_ORDER))
+
+    args: list[str] = []
+    for lib in sorted(dict.fromkeys(libs), key=rank):
+        args += ["--preload", lib]
+    pth = os.path.join(site, PRELOAD_FILE)
+    args += ["--only-for", dist_info, "preload", pth]
+    script = script_for(HOOK)
+    assert script is not None
+    return FixStep(fix_id=HOOK, kind="hook",
+                   summary="Preload the CUDA libraries TensorFlow's RUNPATH misses at interpreter "
+                           "start-up (a .pth file: activated shells, bare python, Jupyter, IDEs)",
+                   findings=findings,
+                   commands=(shlex.join(["sh", str(script.path), *args]),), args=tuple(args),
+                   files=(pth,), reversible=script.reversible)
+
+
+def _hook_step(facts: Facts, hook: dict[str, list[str]], findings: tuple[str, ...],
+               report: Report) -> FixStep:
     args: list[str] = []
     for d in dict.fromkeys(hook["prepend"]):
         args += ["--prepend", d]
@@ -168,7 +231,13 @@ def _hook_step(facts: Facts, hook: dict[str, list[str]], findings: tuple[str, ..
     args += [env_kind(facts), target]
     script = script_for(HOOK)
     assert script is not None
-    return FixStep(fix_id=HOOK, kind="hook", summary=script.summary, findings=findings,
+    # With a preload step beside it, this step takes the fix id of its own first finding (the
+    # same script covers it), so that the two steps stay apart in the plan and the journal.
+    fix_id = HOOK
+    if hook["preload"]:
+        fix_id = next((f.remediation.fix_id for f in report.findings if f.id in findings
+                       and f.remediation is not None), HOOK)
+    return FixStep(fix_id=fix_id, kind="hook", summary=script.summary, findings=findings,
                    commands=(shlex.join(["sh", str(script.path), *args]),), args=tuple(args),
                    files=files, reversible=script.reversible)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tfdoctor.errors import FixError
 from tfdoctor.fixing.model import FixStep
-from tfdoctor.fixing.scripts import load_scripts
+from tfdoctor.fixing.scripts import load_scripts, script_for
 from tfdoctor.host import run_command
 
 
@@ -39,7 +39,8 @@ class FileChange:
 
 def script_argv(step: FixStep, python: str) -> list[str]:
     """How a script step runs: `sh fixes/<id>.sh [python] ARGS` (pip scripts take the python)."""
-    script = load_scripts().get(step.fix_id)
+    script = load_scripts().get(step.fix_id) or (script_for(step.fix_id) if step.kind == "hook"
+                                                   else None)
     if script is None:
         raise FixError(f"no fix script {step.fix_id}.sh in this tfdoctor")
     head = [python] if step.kind == "pip" else []

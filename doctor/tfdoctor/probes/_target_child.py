@@ -206,8 +206,60 @@ def site_packages(path, user_site):
     return [d for d in dirs if os.path.isdir(d)]
 
 
+PRELOAD_FILE = "tfdoctor-preload.pth"
+PRELOAD_CALL = re.compile(r"_tfdoctor_preload\(\((.*?)\), '([^']*)'\)")
+
+
+def preloads(sites):
+    """Libraries tfdoctor's start-up preload (`tfdoctor fix`) loads before TensorFlow: existing
+    files only, and only while the TensorFlow it was written for is installed."""
+    out = []
+    for site_dir in sites:
+        try:
+            with open(os.path.join(site_dir, PRELOAD_FILE), encoding="utf-8") as f:
+                text = f.read()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            m = PRELOAD_CALL.search(line) if line.startswith("import") else None
+            if m and os.path.isdir(m.group(2)):
+                libs = re.findall(r"'([^']*)'", m.group(1))
+                out += [lib for lib in libs if os.path.isfile(lib) and lib not in out]
+    return out
+
+
+def conda_packages(prefix):
+    """name -> "version build" of the conda packages that decide TensorFlow's CUDA, read from
+    conda-meta/*.json (one file per package: conda's own record of what it installed)."""
+    meta = os.path.join(prefix, "conda-meta")
+    try:
+        names = sorted(os.listdir(meta))
+    except OSError:
+        return None
+    out = {}
+    for item in names:
+        if not item.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(meta, item), encoding="utf-8") as f:
+                record = json.load(f)
+            name, version = record["name"], record["version"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if is_conda_watched(name):
+            out[name] = (version + " " + str(record.get("build", ""))).strip()
+    return out
+
+
+def is_conda_watched(name):
+    return (name in ("tensorflow", "tensorflow-base", "tensorflow-gpu", "tensorflow-cpu",
+                     "cudatoolkit", "cudnn", "nccl", "python", "numpy", "keras")
+            or name.startswith(("cuda-", "libcu", "libnv", "libnccl")))
+
+
 def static():
     path, user_site = import_path()
+    sites = site_packages(path, user_site)
     return {
         "version": sys.version.split()[0],
         "implementation": sys.implementation.name,
@@ -216,7 +268,9 @@ def static():
         "base_prefix": getattr(sys, "base_prefix", sys.prefix),
         "is_venv": in_venv(),
         "is_conda": is_conda(),
-        "site_packages": site_packages(path, user_site),
+        "site_packages": sites,
+        "preloads": preloads(sites),
+        "conda_packages": conda_packages(sys.prefix) if is_conda() else None,
         "distributions": find_distributions(path),
         "tensorflow_package": tensorflow_package(path),
         "marker_environment": marker_environment(),

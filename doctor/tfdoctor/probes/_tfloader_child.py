@@ -127,6 +127,15 @@ def mapped(fragment):
 
 def main(argv):
     framework, skip = argv[1], set(argv[2:])
+    step("find_spec tensorflow")
+    # What `import tensorflow` does before any of TensorFlow runs: the finders on sys.meta_path
+    # are asked, so start-up hooks that act there (tfdoctor's preload .pth) act here too.
+    import importlib.util
+
+    try:
+        importlib.util.find_spec("tensorflow")
+    except Exception:  # noqa: BLE001  (a broken finder must not hide the loader's answers)
+        pass
     step("dlopen " + framework)
     try:
         lib = ctypes.CDLL(framework, mode=ctypes.RTLD_LOCAL)

@@ -135,6 +135,7 @@ def probe_libraries(
     extras = libresolve.extra_dirs(host, python.site_packages, conda)
     listing: dict[str, tuple[str, ...]] = {}
 
+    preloaded = {os.path.basename(p): p for p in python.preloads}
     resolved: dict[str, tuple[libresolve.Resolution, tuple[str, ...]]] = {}
     for name, soname in sonames.items():
         caller = framework
@@ -148,6 +149,11 @@ def probe_libraries(
         )
         searched = tuple(d for s in steps for d in s.dirs)
         resolved[name] = (libresolve.resolve(soname, steps, cache, ident), searched)
+        if resolved[name][0].path is None and soname in preloaded:
+            # Loaded by absolute path before TensorFlow asks (fix: tfdoctor-preload.pth): glibc
+            # then answers dlopen(soname) with the object already loaded under that SONAME.
+            resolved[name] = (libresolve.Resolution(preloaded[soname], "preload",
+                                                    (preloaded[soname],)), searched)
 
     verdicts = tfloader.reconcile(sonames, {n: r.path for n, (r, _) in resolved.items()}, loader)
     for name, verdict in verdicts.items():

@@ -170,7 +170,16 @@ def python_facts(executable: str, data: Mapping[str, Any]) -> PythonFacts:
         is_conda=data.get("is_conda"),
         site_packages=tuple(data.get("site_packages", ())),
         packages=dict(sorted(packages.items())),
+        preloads=tuple(str(p) for p in data.get("preloads") or ()),
+        conda_packages=_conda_packages(data.get("conda_packages")),
     )
+
+
+def _conda_packages(value: Any) -> dict[str, str] | None:
+    """conda-meta's packages as the child read them; None outside conda (or a malformed list)."""
+    if not isinstance(value, dict):
+        return None
+    return {str(k): str(v) for k, v in sorted(value.items())}
 
 
 def tensorflow_facts(data: Mapping[str, Any]) -> TensorFlowFacts | None:
