@@ -81,6 +81,7 @@ def apply_plan(plan: FixPlan, confirm: Confirm, confirm_root: Confirm, *,
     FixInterrupted when `cancel` is set; Busy when another fix runs in the environment.
     `baseline`: the finding ids before (default: the plan's); the judge's must be a subset.
     """
+    require_finished(plan.prefix)  # even with nothing to do: the environment may be half-done
     if not plan.steps:
         return ApplyResult(None, ())
     cancel = cancel or CancelToken()
@@ -110,6 +111,23 @@ def apply_plan(plan: FixPlan, confirm: Confirm, confirm_root: Confirm, *,
         return result
 
 
+def require_idle(prefix: str) -> None:
+    """Before showing a plan to apply: Busy when a fix runs in this environment now, FixError when
+    one never finished, OutputFileError when the state directory cannot be written."""
+    from tfdoctor.files import make_private_dir
+    from tfdoctor.fixing.journal import env_dir
+    from tfdoctor.fixing.lock import Busy, holder
+
+    running = holder(prefix)
+    if running is not None:
+        raise Busy(f"another fix is running in {prefix}: {running}; wait for it to finish")
+    require_finished(prefix)
+    try:
+        make_private_dir(env_dir(prefix))
+    except OSError as exc:
+        raise OutputFileError(state_root(), exc.strerror or str(exc)) from None
+
+
 def require_finished(prefix: str) -> None:
     """FixError when an earlier apply in this environment never finished (kill -9, power loss)."""
     stale = Journal.unfinished(prefix)
@@ -128,7 +146,14 @@ def unfinished_words(journal: Journal) -> str:
 def _rollback_words(problems: list[str]) -> str:
     if not problems:
         return "rolled back: the environment is byte for byte as it was before the apply"
-    return "ROLLBACK INCOMPLETE, these differ from the backup: " + "; ".join(problems)
+    return "ROLLBACK INCOMPLETE, these differ from the backup: " + listed(problems)
+
+
+def listed(problems: list[str], shown: int = 4) -> str:
+    """The first few differences, and how many more (all of them are in journal.json)."""
+    more = len(problems) - shown
+    return "; ".join(problems[:shown]) + (f"; and {more} more (all in journal.json)"
+                                          if more > 0 else "")
 
 
 def _roll_back(journal: Journal, python: str, reason: str) -> list[str]:
@@ -165,7 +190,7 @@ def _state_failed(journal: Journal, plan: FixPlan, exc: OutputFileError) -> Outp
             journal.set(status="failed-rollback")
         except OutputFileError:
             pass
-        return OutputFileError(exc.path, f"{exc.reason}; ROLLBACK INCOMPLETE: {'; '.join(problems)}")
+        return OutputFileError(exc.path, f"{exc.reason}; ROLLBACK INCOMPLETE: {listed(problems)}")
     journal.discard()
     return OutputFileError(exc.path, f"{exc.reason}; nothing was changed (state directory "
                                      f"{state_root()})")
@@ -290,7 +315,7 @@ def undo_last(prefix: str, what: str = "tfdoctor fix --undo") -> Path:
         journal.set(status="undone" if not problems else "failed-rollback", problems=problems)
     if problems:
         raise FixError(f"UNDO INCOMPLETE, these differ from the state before the apply: "
-                       f"{'; '.join(problems)} (journal: {journal.dir})")
+                       f"{listed(problems)} (journal: {journal.dir})")
     return journal.dir
 
 
@@ -310,5 +335,5 @@ def recover(prefix: str, what: str = "tfdoctor fix --recover") -> Path | None:
             problems = _roll_back(journal, journal.data["python"], f"recovered after {was}")
     if problems:
         raise FixError("RECOVERY INCOMPLETE, these differ from the backup: "
-                       f"{'; '.join(problems)} (journal: {journal.dir})")
+                       f"{listed(problems)} (journal: {journal.dir})")
     return journal.dir

@@ -100,7 +100,12 @@ def _run(plan: FixPlan, before: Report | None, *, do_apply: bool, yes: bool, all
     from tfdoctor.exit_codes import ExitCode
     from tfdoctor.fixing.render import render_plan
 
-    _say_unfinished(plan.prefix)
+    if do_apply:
+        from tfdoctor.fixing.apply import require_idle
+
+        require_idle(plan.prefix)  # one line before anything else: busy, unfinished, read-only
+    else:
+        _say_unfinished(plan.prefix)
     previews = _previews(plan)
     if not do_apply:
         if as_json:

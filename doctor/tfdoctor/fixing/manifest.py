@@ -3,9 +3,9 @@
 Before a pip step the apply records every file under the target's package and script
 directories (path, size, mtime, mode, symlink target). After a rollback the same walk must
 give the same paths, and every file whose size or mtime moved must hash exactly like its
-backup (the copy in files/ or the entry in a dists/ zip). Anything else is a mismatch,
-reported with its path. `__pycache__` is left out: the interpreter rewrites it at will and it
-holds no state of the environment.
+backup (the hash taken of it while it was zipped into dists/, or of the copy in files/).
+Anything else is a mismatch, reported with its path. Bytecode caches are included: a stale
+.pyc of a module the fix added would otherwise outlive the rollback.
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ def snapshot(dirs: list[str]) -> dict[str, Entry]:
     found: dict[str, Entry] = {}
     for top in dirs:
         for dirpath, dirnames, filenames in os.walk(top):
-            dirnames[:] = [d for d in dirnames if d != "__pycache__"]
             for name in filenames + dirnames:
                 path = os.path.join(dirpath, name)
                 try:
@@ -130,7 +129,11 @@ def _backup_hashes(journal: Journal) -> dict[str, str]:
     hashes = {os.path.realpath(f["path"]): f["sha256_before"] for f in journal.data.get("files", ())
               if f.get("sha256_before")}
     for saved in journal.data.get("dists", {}).values():
-        try:
+        if "sha256" in saved:  # taken from the files themselves while zipping them
+            for path, digest in saved["sha256"].items():
+                hashes.setdefault(path, digest)
+            continue
+        try:  # journals older than the recorded hashes: the zip is the backup
             with zipfile.ZipFile(saved["zip"]) as zf:
                 for info in zf.infolist():
                     h = hashlib.sha256()

@@ -7,6 +7,7 @@ undo puts them back byte for byte. Only distributions with no backup are reinsta
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -14,6 +15,7 @@ import shutil
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from tfdoctor.errors import FixError, OutputFileError
 from tfdoctor.files import make_private_dir, private_file
@@ -98,8 +100,8 @@ def dist_bytes(python: str, names: list[str]) -> int:
 
 
 def backup_dists(python: str, names: list[str], directory: Path,
-                 cancel: CancelToken | None = None) -> dict[str, dict[str, str]]:
-    """Zip the files of each installed distribution named; name -> {version, zip}."""
+                 cancel: CancelToken | None = None) -> dict[str, dict[str, Any]]:
+    """Zip the files of each installed distribution named; name -> {version, zip, sha256}."""
     if not names:
         return {}
     found = _child(python, sorted(set(names)), cancel)["files"]
@@ -107,20 +109,30 @@ def backup_dists(python: str, names: list[str], directory: Path,
         make_private_dir(directory)
     except OSError as exc:
         raise OutputFileError(directory, exc.strerror or str(exc)) from None
-    saved = {}
+    saved: dict[str, dict[str, Any]] = {}
     for name, info in found.items():
+        hashes: dict[str, str] = {}  # of the files as they were: what a restore must give back
         archive = directory / f"{name}-{info['version']}.zip"
         try:  # 0600 whatever the umask; a full disk leaves no truncated zip behind
             with os.fdopen(private_file(archive, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb") as f, \
                     zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as zf:
                 for real in dict.fromkeys(os.path.normpath(p) for p in info["paths"]):
-                    if os.path.isfile(real):
+                    if os.path.isfile(real) and not os.path.islink(real):
                         zf.write(real, real.lstrip("/"))
+                        hashes[os.path.realpath(real)] = _sha256(real)
         except OSError as exc:
             archive.unlink(missing_ok=True)
             raise OutputFileError(archive, exc.strerror or str(exc)) from None
-        saved[name] = {"version": info["version"], "zip": str(archive)}
+        saved[name] = {"version": info["version"], "zip": str(archive), "sha256": hashes}
     return saved
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def extract(archive: str) -> None:
@@ -139,7 +151,7 @@ def extract(archive: str) -> None:
                 os.chmod(target, mode)
 
 
-def restore(python: str, before: dict[str, str], backups: dict[str, dict[str, str]]) -> list[str]:
+def restore(python: str, before: dict[str, str], backups: dict[str, dict[str, Any]]) -> list[str]:
     """Make the target's distributions equal `before`; returns what could not be restored."""
     now = installed(python)
     extra = sorted(n for n in now if before.get(n) != now[n])

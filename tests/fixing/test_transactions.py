@@ -1,0 +1,277 @@
+"""Fixes as transactions (issue 12), on copies of the cached real tensorflow-cpu 2.21 venv with
+real pip and real signals: each fault ends with the venv byte for byte as before (a hash of every
+file under it) or exactly fixed, and `fix --undo` then gives the original back exactly.
+
+The break: protobuf 5.29.5 forced in with --no-deps (TF 2.21 needs >=6.31.1); the fix is
+pin-python-packages. The moments come from the pause module of cached_envs.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cached_envs import (
+    add_pause,
+    cached_env,
+    copy_env,
+    differences,
+    processes_using,
+    site_packages,
+    tree,
+    wait_for,
+)
+from fixing_venvs import freeze, pip
+
+pytestmark = pytest.mark.slow
+OLD_PROTOBUF = "5.29.5"
+
+
+@pytest.fixture(scope="module")
+def broken_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tf-cpu copy with protobuf 5 and the pause module: copied again for each test."""
+    env = copy_env(cached_env("tf-cpu"), tmp_path_factory.mktemp("template") / "venv")
+    pip(str(env / "bin" / "python"), "--no-deps", f"protobuf=={OLD_PROTOBUF}")
+    add_pause(env)
+    return env
+
+
+@pytest.fixture
+def env(broken_template: Path, tmp_path: Path) -> Iterator[Path]:
+    copy = copy_env(broken_template, tmp_path / "venv")
+    yield copy
+    for line in processes_using(copy):  # nothing of ours may survive a test
+        os.kill(int(line.split(":")[0]), signal.SIGKILL)
+
+
+def start(python: Path, *args: str, pause: str | None = None, pause_dir: Path | None = None,
+          extra: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """`tfdoctor fix --python PYTHON ARGS` as a real child process."""
+    env = dict(os.environ, **(extra or {}))
+    if pause:
+        env.update(TFDOCTOR_TEST_PAUSE=pause, TFDOCTOR_TEST_PAUSE_DIR=str(pause_dir))
+    return subprocess.Popen([sys.executable, "-m", "tfdoctor", "fix", "--python", str(python),
+                             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+
+
+def run(python: Path, *args: str, extra: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    proc = start(python, *args, extra=extra)
+    out, err = proc.communicate(timeout=600)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def journals(state: Path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(state.glob("envs/*/applies/*/journal.json"))]
+
+
+def apply_and_undo(env: Path, before: dict) -> None:
+    """The apply finishes: protobuf fixed, findings after a subset of before; undo is exact."""
+    python = env / "bin" / "python"
+    done = run(python, "--apply", "--yes", "--json")
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    doc = json.loads(done.stdout)
+    assert "package-out-of-range" in doc["before"] and "package-out-of-range" not in doc["after"]
+    assert set(doc["after"]) <= set(doc["before"]), doc
+    assert "protobuf==5" not in freeze(str(python))
+    undone = run(python, "--undo")
+    assert undone.returncode == 0, undone.stderr[-2000:]
+    assert "byte for byte" in undone.stdout
+    assert differences(env, before) == [], "undo did not give back the original exactly"
+
+
+@pytest.mark.parametrize(("sig", "pause", "code"), [
+    (signal.SIGINT, "install", 130), (signal.SIGTERM, "install", 143),
+    (signal.SIGTERM, "start", 143)])
+def test_signal_during_apply_restores_exactly(env: Path, tmp_path: Path, state_dir: Path,
+                                              sig: int, pause: str, code: int):
+    """Ctrl+C or SIGTERM before pip starts or in the middle of pip's install: pip is stopped,
+    the backup restored and verified, tfdoctor says so and exits 130/143; then a full apply and
+    undo still work."""
+    before = tree(env)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    proc = start(env / "bin" / "python", "--apply", "--yes", pause=pause, pause_dir=marks)
+    wait_for(marks / "paused")
+    proc.send_signal(sig)
+    _out, err = proc.communicate(timeout=300)
+    assert proc.returncode == code, err[-2000:]
+    assert f"stopped by {signal.Signals(sig).name}" in err and "byte for byte" in err, err
+    assert processes_using(env) == [], "a child outlived tfdoctor"
+    assert differences(env, before) == [], "the environment is not as before the apply"
+    assert [j["status"] for j in journals(state_dir)] == ["rolled-back"]
+    apply_and_undo(env, before)
+
+
+def test_signals_during_the_rollback_wait_for_it(env: Path, tmp_path: Path):
+    """More signals while the rollback runs do not cut it short: tfdoctor says it is still
+    restoring, finishes, and the environment is exactly as before."""
+    before = tree(env)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    proc = start(env / "bin" / "python", "--apply", "--yes", pause="install", pause_dir=marks)
+    wait_for(marks / "paused")
+    proc.send_signal(signal.SIGINT)
+    wait_for(marks / "rollback-paused", timeout=60)
+    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err[-2000:]
+    assert "still restoring" in err and "byte for byte" in err, err
+    assert differences(env, before) == []
+
+
+def test_kill_9_leaves_no_pip_and_the_next_fix_offers_recover(env: Path, tmp_path: Path,
+                                                               state_dir: Path):
+    """kill -9 mid-install: the watchdog kills pip (no orphan finishes the install); the next
+    `tfdoctor fix` in any mode says the apply did not finish and offers --recover, which puts
+    the environment back exactly."""
+    before = tree(env)
+    python = env / "bin" / "python"
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    proc = start(python, "--apply", "--yes", pause="install", pause_dir=marks)
+    wait_for(marks / "paused")
+    proc.kill()
+    proc.communicate(timeout=60)
+    end = time.monotonic() + 10
+    while processes_using(env) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert processes_using(env) == [], "pip outlived a killed tfdoctor"
+    assert [j["status"] for j in journals(state_dir)] == ["applying"]
+
+    dry = run(python)
+    assert dry.returncode == 0 and "did not finish" in dry.stderr, dry.stderr
+    assert f"tfdoctor fix --recover --python {python}" in dry.stderr
+    for refused in (run(python, "--apply", "--yes"), run(python, "--undo")):
+        assert refused.returncode == 2 and "did not finish" in refused.stderr, refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    recovered = run(python, "--recover")
+    assert recovered.returncode == 0, recovered.stderr
+    assert "Recovered" in recovered.stdout
+    assert differences(env, before) == []
+    assert "Nothing to recover" in run(python, "--recover").stdout
+    apply_and_undo(env, before)
+
+
+def test_two_applies_at_once_the_second_is_refused(env: Path, tmp_path: Path):
+    """A second apply (the CLI's, then the TUI's applier) while one runs is refused with one
+    line naming the running one; the first then finishes alone and undo restores exactly."""
+    from tfdoctor.fixing.lock import Busy
+    from tfdoctor.host import Host
+    from tfdoctor.tui.seams import PlanApplier
+
+    before = tree(env)
+    python = env / "bin" / "python"
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    first = start(python, "--apply", "--yes", "--json", pause="install", pause_dir=marks)
+    wait_for(marks / "paused")
+    second = run(python, "--apply", "--yes")
+    assert second.returncode == 2, second.stderr
+    line = second.stderr.strip()
+    assert len(line.splitlines()) == 1 and "another fix is running" in line, line
+    assert f"pid {first.pid}" in line and "fix --apply" in line, line
+    with pytest.raises(Busy, match=f"pid {first.pid}"):
+        PlanApplier(Host(python=str(python), env=dict(os.environ)))(["pin-python-packages"])
+    (marks / "release").touch()
+    out, err = first.communicate(timeout=600)
+    assert first.returncode in (0, 1), err[-2000:]
+    doc = json.loads(out)
+    assert "package-out-of-range" not in doc["after"] and set(doc["after"]) <= set(doc["before"])
+    undone = run(python, "--undo")
+    assert undone.returncode == 0, undone.stderr
+    assert differences(env, before) == []
+
+
+@pytest.mark.parametrize("mount_opts", ["size=256k", "ro,size=1m"])
+def test_full_or_read_only_state_dir(env: Path, tmp_path: Path, mount_opts: str):
+    """A full (small tmpfs) or read-only journal directory: one line, exit 2, nothing changed in
+    the environment and no journal left half-written."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root (CI runs as root)")
+    state = tmp_path / "small"
+    state.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", mount_opts, "tmpfs", str(state)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        before = tree(env)
+        done = run(env / "bin" / "python", "--apply", "--yes", extra={"XDG_STATE_HOME": str(state)})
+        assert done.returncode == 2, done.stderr
+        errors = [ln for ln in done.stderr.splitlines() if ln.startswith("tfdoctor: error:")]
+        assert len(errors) == 1 and done.stderr.strip().endswith(errors[0]), done.stderr
+        assert ("No space left" in done.stderr or "Read-only" in done.stderr
+                or "not enough free space" in done.stderr), done.stderr
+        assert differences(env, before) == []
+        assert not [j for j in journals(state / "tfdoctor") if j["status"] == "applying"]
+    finally:
+        subprocess.run(["umount", str(state)], check=True)
+
+
+def test_a_plan_that_would_add_a_second_tensorflow_is_refused(tmp_path: Path):
+    """TF_USE_LEGACY_KERAS=1 in a tensorflow-cpu venv plans `pip install tf-keras~=2.21.0`, and
+    pip's dry run says that pulls the full `tensorflow` in: the step is refused with that
+    reason and nothing changes."""
+    env = copy_env(cached_env("tf-cpu"), tmp_path / "venv")
+    before = tree(env)
+    done = run(env / "bin" / "python", "--apply", "--yes", "--json",
+               extra={"TF_USE_LEGACY_KERAS": "1"})
+    doc = json.loads(done.stdout)
+    steps = {s["fix_id"]: s for s in doc["applied"]}
+    assert steps["pin-python-packages"]["status"] == "refused", steps
+    assert "tensorflow" in steps["pin-python-packages"]["detail"]
+    assert "second TensorFlow distribution" in steps["pin-python-packages"]["detail"]
+    assert doc["journal"] is None and set(doc["after"]) <= set(doc["before"])
+    assert differences(env, before) == []
+
+
+def test_a_new_finding_after_the_apply_rolls_it_back(env: Path):
+    """The real applier with a judge that sees a finding that was not there before: the apply
+    is rolled back automatically, with the reason, verified byte for byte."""
+    from tfdoctor.diagnose import diagnose
+    from tfdoctor.errors import FixError
+    from tfdoctor.fixing.apply import apply_plan
+    from tfdoctor.fixing.planner import plan_fixes
+    from tfdoctor.host import Host
+
+    before = tree(env)
+    python = str(env / "bin" / "python")
+    plan = plan_fixes(diagnose(Host(python=python, env=dict(os.environ))))
+    assert [s.fix_id for s in plan.steps if s.automatic] == ["pin-python-packages"]
+    with pytest.raises(FixError, match="made things worse.*invented-finding.*byte for byte"):
+        apply_plan(plan, lambda _s: True, lambda _s: False,
+                   judge=lambda _r: (*plan.findings, "invented-finding"))
+    assert differences(env, before) == []
+
+
+def test_undo_reports_a_backup_mismatch_loudly_with_paths(env: Path, state_dir: Path):
+    """A restore that does not give the original bytes back (the backup zip was damaged) is an
+    incomplete undo naming each path, never "undone"."""
+    import zipfile
+
+    python = env / "bin" / "python"
+    done = run(python, "--apply", "--yes")
+    assert done.returncode in (0, 1), done.stderr
+    archive = next(state_dir.glob("envs/*/applies/*/dists/protobuf-*.zip"))
+    with zipfile.ZipFile(archive) as zf:
+        entries = [(i, zf.read(i)) for i in zf.infolist()]
+    victim = next(i.filename for i, _ in entries if i.filename.endswith("protobuf/__init__.py"))
+    with zipfile.ZipFile(archive, "w") as zf:
+        for info, data in entries:
+            zf.writestr(info, data + b"# damaged\n" if info.filename == victim else data)
+    undone = run(python, "--undo")
+    assert undone.returncode == 2, undone.stderr
+    assert "UNDO INCOMPLETE" in undone.stderr
+    assert f"/{victim}: bytes differ from the backup" in undone.stderr
+    assert [j["status"] for j in journals(state_dir)] == ["failed-rollback"]
+    assert site_packages(env).is_dir()
