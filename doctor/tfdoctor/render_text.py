@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 
 from tfdoctor.docload import printable
@@ -74,6 +76,40 @@ def render_finding(f: Finding, color: bool) -> list[str]:
     return lines
 
 
+def group_findings(findings: tuple[Finding, ...]) -> list[list[Finding]]:
+    """Findings that differ only in their subject (several libraries, one hint, one fix) as one
+    group, placed where its first member ranks."""
+    groups: dict[tuple[object, ...], list[Finding]] = {}
+    for f in findings:
+        fix = f.remediation.fix_id if f.remediation else None
+        groups.setdefault((f.id, f.severity, f.caused_by, f.hint, fix), []).append(f)
+    return list(groups.values())
+
+
+def render_group(group: list[Finding], color: bool) -> list[str]:
+    """One finding as render_finding does; several as one block: each message with its
+    evidence, then the shared hint, the fix's commands once each, and the links once each."""
+    if len(group) == 1:
+        return render_finding(group[0], color)
+    first = group[0]
+    lines = render_finding(replace(first, message="", evidence={}, remediation=None, links=(),
+                                   hint=None), color)[:1]
+    lines[0] += f" ({len(group)} alike)"
+    for n, f in enumerate(group, 1):
+        lines.append(printable(f"        {n}. {f.message}"))
+        lines.extend(printable(f"           - {k}: {v}") for k, v in f.evidence.items())
+    if first.hint:
+        lines.append(printable(f"        hint: {first.hint}"))
+    commands = list(dict.fromkeys(c for f in group if f.remediation for c in f.remediation.commands))
+    if first.remediation and commands:
+        root = " (needs root)" if first.remediation.needs_root else ""
+        lines.append(f"        fix [{first.remediation.fix_id}]{root}:")
+        lines.extend(printable(f"          $ {c}") for c in commands)
+    lines.extend(printable(f"        see: {link}")
+                 for link in dict.fromkeys(link for f in group for link in f.links))
+    return lines
+
+
 RECIPE_BADGE = {"passed": "[ok]", "failed": "[XX]", "error": "[XX]", "timeout": "[??]",
                 "crashed": "[??]", "skipped": "[--]", "not-run": "[--]"}
 
@@ -110,8 +146,8 @@ def render_text(report: Report, *, verbose: bool = False, color: bool = False) -
     """The whole text report; info findings and passing rows only with verbose."""
     lines = [target_line(report), headline(report), summary_line(report), ""]
     shown = [f for f in report.findings if verbose or f.severity is not Severity.INFO]
-    for finding in shown:
-        lines.extend(render_finding(finding, color))
+    for group in group_findings(tuple(shown)):
+        lines.extend(render_group(group, color))
         lines.append("")
     hidden = len(report.findings) - len(shown)
     if hidden:

@@ -77,3 +77,44 @@ def test_global_python_before_fix_reaches_fix():
     result = CliRunner().invoke(cli, ["--python", sys.executable, "fix", "--json"])
     assert result.exit_code == ExitCode.OK, result.output
     assert f'"python": "{sys.executable}"' in result.stdout
+
+
+def test_expect_gpus_explains_a_cpu_only_tensorflow():
+    """--expect-gpus 1 with tensorflow-cpu on a machine without a driver: the CPU-only build is
+    named (with its fix) and the shortfall says every reason, not only the driver."""
+    from helpers import change, healthy, judge
+    from tfdoctor.facts import Distribution, DriverFacts
+
+    facts = change(healthy(), driver=DriverFacts(nvml_error="NVML_ERROR_LIBRARY_NOT_FOUND"),
+                   tensorflow={"is_cuda_build": False,
+                               "distributions": (Distribution("tensorflow-cpu", "2.21.0"),)})
+    report = judge(facts, expect_gpus=1)
+    by_id = {f.id: f for f in report.findings}
+    assert "--expect-gpus" in by_id["tf-cpu-only-build"].message
+    assert by_id["tf-cpu-only-build"].remediation is not None
+    why = by_id["gpus-fewer-than-expected"].evidence["why"]
+    assert "NVML_ERROR_LIBRARY_NOT_FOUND" in why and "CPU-only build (tensorflow-cpu)" in why
+    assert by_id["gpus-fewer-than-expected"].caused_by == "tf-cpu-only-build"
+
+
+def test_identical_findings_for_several_libraries_are_one_block():
+    """Three libraries with the same finding, hint and fix read as one block with the fix's
+    commands once each, not three copies of the same advice; a different fix stays apart."""
+    from tfdoctor.findings import Finding, Remediation, Severity
+    from tfdoctor.render_text import group_findings, render_group
+
+    def lib(soname: str, fix: str = "activation-hook-ld-library-path") -> Finding:
+        return Finding("cuda-library-missing", Severity.WARNING, f"TensorFlow cannot load {soname}.",
+                       {"library.soname": soname}, "Add its directory.",
+                       Remediation(fix, ("export A=1", f"export B={soname}")), ("https://x",))
+
+    found = (lib("libcurand.so.10"), lib("libcufft.so.11"), lib("libnccl.so.2", fix="other"),
+             lib("libcusparse.so.12"))
+    groups = group_findings(found)
+    assert [len(g) for g in groups] == [3, 1]
+    text = "\n".join(render_group(groups[0], color=False))
+    assert text.splitlines()[0] == "warning cuda-library-missing (3 alike)"
+    assert text.count("hint: Add its directory.") == 1 and text.count("$ export A=1") == 1
+    assert text.count("see: https://x") == 1
+    for soname in ("libcurand.so.10", "libcufft.so.11", "libcusparse.so.12"):
+        assert f"- library.soname: {soname}" in text and f"$ export B={soname}" in text

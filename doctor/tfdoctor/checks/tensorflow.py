@@ -109,7 +109,8 @@ def tf_gpu_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                 pip_install(facts, "tensorflow<2.11"),)),
             links=("https://www.tensorflow.org/install/pip#windows-native",))
         return
-    gpu_machine = bool(facts.driver.gpus) or (not facts.known("driver.gpus") and wants_gpu_signs(facts))
+    gpu_machine = bool(facts.driver.gpus) or bool(config.expect_gpus) or (
+        not facts.known("driver.gpus") and wants_gpu_signs(facts))
     if tf.is_cuda_build is not False or not gpu_machine:
         if not gpu_machine:
             raise NotApplicable
@@ -119,7 +120,9 @@ def tf_gpu_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     yield Finding(
         "tf-cpu-only-build", Severity.ERROR,
         f"The installed TensorFlow ({dists} {tf.version}) is a CPU-only build, but this machine "
-        + (f"has {len(facts.driver.gpus)} NVIDIA GPU(s)." if facts.driver.gpus else "is meant to use a GPU."),
+        + (f"has {len(facts.driver.gpus)} NVIDIA GPU(s)." if facts.driver.gpus else
+           f"is expected to use {config.expect_gpus} GPU(s) (--expect-gpus)." if config.expect_gpus
+           else "is meant to use a GPU."),
         {"tensorflow.is_cuda_build": "false", "tensorflow.distributions": dists},
         hint="Replace it with the GPU build and its pip CUDA libraries.",
         remediation=Remediation("install-tf-and-cuda", tuple(

@@ -19,12 +19,17 @@ def loadable(lib: LibraryFacts) -> bool:
 def usable_gpu_count(facts: Facts) -> tuple[int, str]:
     """The count, and a short reason when it is lower than the GPUs present."""
     tf = facts.tensorflow
-    if facts.driver.nvml_error:
-        return 0, f"driver: {facts.driver.nvml_error}"
+    # Every reason that alone leaves 0 GPUs: a CPU-only TensorFlow must be named even when the
+    # driver is missing too, or fixing the driver looks like enough.
+    reasons = [f"driver: {facts.driver.nvml_error}"] if facts.driver.nvml_error else []
     if tf is None:
-        return 0, "TensorFlow is not installed"
-    if not tf.is_cuda_build:
-        return 0, "TensorFlow is a CPU-only build"
+        reasons.append("TensorFlow is not installed")
+    elif tf.is_cuda_build is False or (tf.is_cuda_build is None and tf.version):
+        dists = ", ".join(d.name for d in tf.distributions) or "tensorflow"
+        reasons.append(f"TensorFlow is a CPU-only build ({dists}), which never uses a GPU")
+    if reasons:
+        return 0, "; ".join(reasons)
+    assert tf is not None
     if facts.cuda_driver.is_stub or facts.cuda_driver.load_error or facts.cuda_driver.crash:
         return 0, "libcuda.so.1 is missing, a stub, or crashed"
     missing = [lib.soname for lib in facts.libraries if lib.name in REQUIRED_LIBS and not loadable(lib)]
