@@ -159,3 +159,75 @@ def tfdoctor_wrapper(directory: Path) -> str:
     )
     path.chmod(0o755)
     return str(path)
+
+
+SLURM_CLUSTER_CONF = """ClusterName=tfdoctor
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort={ctld_port}
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket={root}/munge/socket
+CredType=cred/munge
+StateSaveLocation={root}/state
+SlurmdSpoolDir={root}/spool/%n
+SlurmctldPidFile={root}/slurmctld.pid
+SlurmdPidFile={root}/slurmd-%n.pid
+SlurmctldLogFile={root}/slurmctld.log
+SlurmdLogFile={root}/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SelectType=select/linear
+MpiDefault=none
+CommunicationParameters=NoInAddrAny
+ReturnToService=2
+{nodes}
+PartitionName=debug Nodes={names} Default=YES MaxTime=INFINITE State=UP
+"""
+
+
+class SlurmCluster:
+    """slurmctld + one slurmd per NodeName, all on 127.0.0.1 (distinct slurmd ports), under
+    `root`; `env` points the Slurm clients at it. Daemons stop by PID when `daemons` exits."""
+
+    def __init__(self, root: Path, names: Sequence[str], daemons: Daemons):
+        self.root, self.names = root, list(names)
+        self.conf = root / "slurm.conf"
+        self.env = {"SLURM_CONF": str(self.conf), "PATH": "/usr/bin:/bin:/usr/sbin:/sbin"}
+        munged, slurmctld, slurmd = program("munged"), program("slurmctld"), program("slurmd")
+        scontrol = program("scontrol")
+        for d in ("munge", "state", "spool", *(f"spool/{n}" for n in names)):
+            (root / d).mkdir(mode=0o700)
+        (root / "munge").chmod(0o755)  # munged wants its socket's directory reachable
+        key = root / "munge" / "munge.key"
+        key.write_bytes(os.urandom(1024))
+        key.chmod(0o400)
+        ports = iter(free_port() for _ in range(len(names) + 1))
+        nodes = "\n".join(
+            f"NodeName={n} NodeHostname={socket.gethostname()} NodeAddr=127.0.0.1 Port={next(ports)} "
+            "CPUs=1 RealMemory=100 State=UNKNOWN"
+            for n in names
+        )
+        self.conf.write_text(SLURM_CLUSTER_CONF.format(
+            root=root, ctld_port=next(ports), nodes=nodes, names=",".join(names)))
+        m = root / "munge"
+        daemons.start(
+            "munged",
+            [munged, "-F", "-f", f"--key-file={key}", f"--socket={m}/socket", f"--pid-file={m}/pid",
+             f"--log-file={m}/log", f"--seed-file={m}/seed", "--origin=127.0.0.1"],
+            root / "munged.out", ready=lambda: (m / "socket").exists())
+        daemons.start(
+            "slurmctld", [slurmctld, "-D", "-i", "-f", str(self.conf)], root / "slurmctld.out",
+            ready=lambda: subprocess.run([scontrol, "ping"], env=self.env,
+                                         capture_output=True).returncode == 0)
+        for n in names:
+            daemons.start("slurmd " + n, [slurmd, "-D", "-f", str(self.conf), "-N", n],
+                          root / f"slurmd-{n}.out",
+                          ready=lambda n=n: "State=IDLE" in self.run(scontrol, "-o", "show", "node", n),
+                          timeout=60)
+
+    def run(self, *argv: str, timeout: float = 30) -> str:
+        return subprocess.run(argv, env=self.env, capture_output=True, text=True, check=True,
+                              timeout=timeout).stdout
