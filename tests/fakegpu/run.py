@@ -137,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
         base = args.keep or Path(tmp)
         base.mkdir(parents=True, exist_ok=True)
         machine = from_scenario(base, doc)
+        # The fake root replaces /proc for tfdoctor; the CPU is this machine's own.
+        if not (machine.root / "proc/cpuinfo").exists() and os.path.exists("/proc/cpuinfo"):
+            machine.write("/proc/cpuinfo", Path("/proc/cpuinfo").read_text())
         env = environment(machine, dict(os.environ))
         try:
             return subprocess.call(args.command, env=env)

@@ -1,0 +1,62 @@
+"""The fake machines of the differential tests, and what real TensorFlow 2.21 did on each.
+
+`tf_kept` is the number of GPUs TensorFlow kept when it created its devices, as observed on
+the stub driver (tests/fakegpu); `log` maps a line TensorFlow printed to the tfdoctor finding
+that explains it; `known` marks a disagreement tfdoctor still has (a strict xfail).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from oracle.differential import Machine
+
+WORKING = ("{site}/nvidia/cusolver/lib", "{site}/nvidia/curand/lib")
+"""TF 2.21's RUNPATH lacks these two pip dirs: a working install puts them on LD_LIBRARY_PATH."""
+UUID1 = "GPU-5ca1ab1f-1d2c-4e0f-9a7b-000000000001"  # fakegpu.machine.expand_gpus, index 1
+
+
+@dataclass(frozen=True)
+class Case:
+    machine: Machine
+    tf_kept: int
+    log: dict[str, str] = field(default_factory=dict)
+    """Substring of a TensorFlow log line -> the finding id tfdoctor must report for it."""
+    known: str | None = None
+    venv: str = "stock"
+    """stock: the tf-cuda venv; no-cudnn: a copy without the nvidia-cudnn wheel."""
+
+
+LOST = ("h100x8_driver580.json", {"cuda": {"driver_version": 13000,
+                                           "errors": {"cuInit": "CUDA_ERROR_UNKNOWN"}}})
+"""NVML answers for 8 GPUs, then cuInit fails: a GPU lost between the two."""
+
+CASES: dict[str, Case] = {
+    "healthy-1": Case(Machine(("--gpus", "1"), WORKING), 1),
+    "healthy-8": Case(Machine(("--gpus", "8"), WORKING), 8),
+    "cusolver-not-reachable": Case(Machine(("--gpus", "2")), 0, {
+        "Cannot dlopen some GPU libraries": "cuda-library-missing"}),
+    "cudnn-missing": Case(Machine(("--gpus", "1"), WORKING), 0, {
+        "Cannot dlopen some GPU libraries": "cuda-library-missing",
+        "Failed to determine cuDNN version": "cuda-library-missing"}, venv="no-cudnn"),
+    "cc-below-minimum": Case(Machine(("--gpus", "1", "--model", "Tesla K10", "--cc", "3.0"), WORKING),
+                             0, {"Ignoring visible gpu device": "gpu-too-old-for-tf"}),
+    "cc-newer-than-wheel": Case(Machine(("--gpus", "1", "--model", "NVIDIA GeForce RTX 5090"), WORKING),
+                                1, {"not built with CUDA kernel binaries compatible": "gpu-newer-than-tf"},
+                                known="TensorFlow 2.21 keeps a CC 12.0 GPU (it only warns that kernels "
+                                "will be JIT-compiled from PTX); tfdoctor counts it unusable because "
+                                "PTX JIT on CC >= 10 fails at the first kernel"),
+    "driver-cuda-older": Case(Machine(("--gpus", "1", "--driver", "535.183.01", "--driver-cuda", "12020"),
+                                      WORKING), 1),
+    "visible-subset": Case(Machine(("--gpus", "4"), WORKING, {"CUDA_VISIBLE_DEVICES": "1,3"}), 2),
+    # The stub's cuInit then answers CUDA_ERROR_NO_DEVICE, as the real driver does.
+    "visible-none": Case(Machine(("--gpus", "4"), WORKING, {"CUDA_VISIBLE_DEVICES": "-1"}), 0, {
+        "CUDA_ERROR_NO_DEVICE": "cuda-visible-devices-hides-all"}),
+    "visible-garbage": Case(Machine(("--gpus", "4"), WORKING, {"CUDA_VISIBLE_DEVICES": "gpu0"}), 0, {
+        "CUDA_ERROR_NO_DEVICE": "cuda-visible-devices-malformed"}),
+    "visible-uuid": Case(Machine(("--gpus", "4"), WORKING, {"CUDA_VISIBLE_DEVICES": UUID1}), 1),
+    "gpu-lost": Case(Machine((), WORKING, scenario=LOST), 0, {
+        "failed call to cuInit": "libcuda-init-failed"},
+        known="tfdoctor's usable-GPU count (checks/usable.py) ignores a failed cuInit: it counts "
+        "the 8 GPUs NVML lists, while TensorFlow keeps none"),
+}

@@ -1,0 +1,99 @@
+"""tfdoctor against real TensorFlow 2.21 on the same fake machine (issue 11, point 4).
+
+For each machine of cases.py, real TensorFlow (tf_probe.py) and `tfdoctor --quick --json` run
+under tests/fakegpu/run.py. TensorFlow's count of the GPUs it keeps is pinned (what it really
+did on the stub driver), must equal tfdoctor's usable-GPU count, and every warning or error
+TensorFlow logs about the setup must map to the tfdoctor finding for it. Where tfdoctor still
+disagrees, the case says so (`known`) and a strict xfail turns green the day it is fixed.
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from oracle.cases import CASES, Case
+from oracle.differential import TfOutcome, finding_ids, run_tensorflow, run_tfdoctor
+
+
+def venv_without(tf_python: str, base: Path, removed: str) -> tuple[str, Path]:
+    """A venv that sees the tf-cuda venv's packages through links, less one nvidia wheel.
+
+    The tensorflow tree and nvidia/ are real directories of links: $ORIGIN of a library opened
+    through a linked directory is resolved back in the original venv, where the removed wheel
+    still is.
+    """
+    site = next((Path(tf_python).parent.parent / "lib").glob("python3*/site-packages"))
+    subprocess.run([tf_python, "-m", "venv", "--without-pip", str(base)], check=True)
+    copy = next((base / "lib").glob("python3*/site-packages"))
+
+    def mirror(source: Path, target: Path) -> None:
+        for entry in source.iterdir():
+            relative = entry.relative_to(site).as_posix()
+            # TF's objects reach the wheels by $ORIGIN/../.. paths from anywhere in its tree.
+            if entry.is_dir() and not entry.is_symlink() and (
+                    relative in ("tensorflow", "nvidia") or relative.startswith("tensorflow/")):
+                (target / entry.name).mkdir()
+                mirror(entry, target / entry.name)
+            elif relative != f"nvidia/{removed}":
+                (target / entry.name).symlink_to(entry)
+
+    mirror(site, copy)
+    return str(base / "bin" / "python"), copy
+
+
+@pytest.fixture(scope="module")
+def outcomes(tf_cuda_python, tmp_path_factory):
+    """Run both sides once per case (each TF start costs seconds), on first use."""
+    site = next((Path(tf_cuda_python).parent.parent / "lib").glob("python3*/site-packages"))
+    venvs = {"stock": (tf_cuda_python, site)}
+    scratch = tmp_path_factory.mktemp("scenarios")
+
+    @functools.cache
+    def outcome(name: str) -> tuple[TfOutcome, dict, int, str]:
+        case = CASES[name]
+        if case.venv not in venvs:
+            venvs[case.venv] = venv_without(tf_cuda_python, tmp_path_factory.mktemp(case.venv), "cudnn")
+        python, where = venvs[case.venv]
+        tf = run_tensorflow(case.machine, python, where, scratch)
+        report, count, why = run_tfdoctor(case.machine, python, where, scratch)
+        return tf, report, count, why
+
+    return outcome
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_tensorflow_did_what_we_recorded(name, outcomes):
+    """Pins real TensorFlow's behaviour on the fake machine: a stub change that alters it shows."""
+    tf, _, _, _ = outcomes(name)
+    case: Case = CASES[name]
+    assert tf.kept == case.tf_kept, tf.log
+    if case.tf_kept:
+        assert len(tf.answer["details"]) >= case.tf_kept
+        assert all(d["name"] and d["cc"] for d in tf.answer["details"])
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_setup_line_maps_to_a_finding(name, outcomes):
+    """TensorFlow's warnings and errors about the setup each have a tfdoctor finding."""
+    tf, report, _, _ = outcomes(name)
+    case = CASES[name]
+    ids = finding_ids(report)
+    for needle, finding in case.log.items():
+        assert any(needle in line for line in tf.log), f"TF never said {needle!r}: {tf.log}"
+        assert finding in ids, f"{needle!r} -> {finding}, but tfdoctor said {ids}"
+    unexplained = [line for line in tf.log if line[0] in "WEF"
+                   and not any(needle in line for needle in case.log)]
+    assert unexplained == []
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=c.known)) if c.known else n
+    for n, c in sorted(CASES.items())])
+def test_usable_gpu_counts_agree(name, outcomes):
+    """The GPUs TensorFlow keeps equal tfdoctor's usable-GPU count."""
+    tf, _, count, why = outcomes(name)
+    assert count == tf.kept, f"tfdoctor: {count} ({why}); TensorFlow: {tf.kept}"
