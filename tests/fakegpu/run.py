@@ -7,7 +7,8 @@ Builds the machine (stub NVML and libcuda from tests/stubs, /proc and /dev under
 then runs COMMAND with the stubs first on LD_LIBRARY_PATH, their scenario files in
 TFDOCTOR_FAKE_NVML / TFDOCTOR_FAKE_CUDA, TFDOCTOR_FS_ROOT at the fake root and the fake bin dir
 first on PATH, and exits with COMMAND's exit code. `--scenario` starts from a driver scenario
-document (tests/probes_driver/scenarios/*.json); the flags given override it.
+document (tests/probes_driver/scenarios/*.json; one without a "cuda" key gets a libcuda of the
+NVML driver's CUDA version); the flags given override it.
 """
 
 from __future__ import annotations
@@ -87,6 +88,10 @@ def scenario_of(args: argparse.Namespace) -> dict[str, Any]:
                "cuda": {"driver_version": DEFAULT_DRIVER_CUDA}}
     doc = copy.deepcopy(doc)
     doc.pop("expect", None)
+    if "cuda" not in doc and doc.get("nvml"):
+        # A driver ships libcuda with NVML; the driver-probe scenarios often leave it out because
+        # they test NVML alone. `"cuda": null` still means none.
+        doc["cuda"] = {"driver_version": doc["nvml"].get("cuda_driver_version", DEFAULT_DRIVER_CUDA)}
     nvml = doc.setdefault("nvml", {}) if doc.get("nvml") is not None else None
     cuda = doc.setdefault("cuda", {}) if doc.get("cuda") is not None else None
     if args.driver:
