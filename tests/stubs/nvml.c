@@ -4,6 +4,9 @@
  *   "errors": {"<symbol>": "NVML_ERROR_..." | code}   any call fails with any code
  *   "crash": ["<symbol>"], "hang": ["<symbol>"]       a real SIGSEGV / blocks forever
  *   "driver_version", "cuda_driver_version", "gpus": [{field: value, "errors": {...}}]
+ *   per GPU "nvlink": [1, 1, 0, ...] the state of each link (a link past the list: INVALID_ARGUMENT,
+ *   as NVML answers past a board's links), "p2p_read" / "p2p_nvlink": [status per peer GPU]
+ *   (nvmlGpuP2PStatus_t codes: 0 OK, 1 chipset, 2 GPU, 3 IOH topology, 4 regkey, 5 not supported)
  * A GPU field that is absent or null answers NVML_ERROR_NOT_SUPPORTED, as real NVML does for a
  * counter the board lacks. Build with -DOMIT_<symbol> to leave a symbol out (an older driver). */
 #include <signal.h>
@@ -416,3 +419,30 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t dev, unsigned 
     return processes("nvmlDeviceGetComputeRunningProcesses_v2", dev, count, infos);
 }
 #endif
+
+#ifndef OMIT_nvmlDeviceGetNvLinkState
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t dev, unsigned int link, int *isActive) {
+    const jv *gpu;
+    nvmlReturn_t rc = device_call("nvmlDeviceGetNvLinkState", dev, &gpu);
+    if (rc) return rc;
+    const jv *links = jget(gpu, "nvlink");
+    if (!jhas(links)) return NVML_ERROR_NOT_SUPPORTED; /* a board without NVLink */
+    if ((int)link >= jcount(links)) return NVML_ERROR_INVALID_ARGUMENT;
+    *isActive = (int)jnum(jat(links, (int)link), 0);
+    return NVML_SUCCESS;
+}
+#endif
+
+/* nvmlGpuP2PCapsIndex_t: 0 READ, 1 WRITE, 2 NVLINK, 3 ATOMICS, 4 PROP; the stub knows READ and
+ * NVLINK (what tfdoctor asks) and answers NOT_SUPPORTED (5) for a pair it has no entry for. */
+nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t dev1, nvmlDevice_t dev2, int index, int *status) {
+    const jv *gpu, *peer;
+    nvmlReturn_t rc = device_call("nvmlDeviceGetP2PStatus", dev1, &gpu);
+    if (rc) return rc;
+    rc = device_call("nvmlDeviceGetP2PStatus", dev2, &peer);
+    if (rc) return rc;
+    const jv *row = jget(gpu, index == 2 ? "p2p_nvlink" : index == 0 ? "p2p_read" : "p2p_other");
+    const jv *v = jat(row, dev2->index);
+    *status = jhas(v) ? (int)jnum(v, 5) : 5;
+    return NVML_SUCCESS;
+}

@@ -177,6 +177,68 @@ def gpu(c, index):
     return out
 
 
+NVLINK_MAX_LINKS = 18
+"""nvml.h NVML_NVLINK_MAX_LINKS of the drivers in the field (Hopper has 18); a board answers
+NOT_SUPPORTED or INVALID_ARGUMENT past its last link, where the loop stops."""
+P2P_STATUS = ("ok", "chipset-not-supported", "gpu-not-supported", "ioh-topology-not-supported",
+              "disabled-by-regkey", "not-supported", "unknown")
+"""nvmlGpuP2PStatus_t, in code order."""
+P2P_CAPS = (("read", 0), ("nvlink", 2))
+"""nvmlGpuP2PCapsIndex_t READ and NVLINK (pynvml's NVML_P2P_CAPS_INDEX_READ is a tuple)."""
+
+
+def nvlink_states(c, handle, errors):
+    """[True/False per NVLink link], [] for a board without NVLink, None when unknown."""
+    nvml = c.nvml
+    states = []
+    for link in range(NVLINK_MAX_LINKS):
+        step("nvmlDeviceGetNvLinkState")
+        try:
+            states.append(bool(nvml.nvmlDeviceGetNvLinkState(handle, link)))
+        except (nvml.NVMLError_NotSupported, nvml.NVMLError_InvalidArgument):
+            break
+        except nvml.NVMLError_FunctionNotFound:
+            return None
+        except nvml.NVMLError as exc:
+            errors["nvlink"] = c.error_name(exc)
+            return None
+    return states
+
+
+def p2p_matrix(c, handles, errors):
+    """{"read": [[status per peer] per GPU], "nvlink": ...}: NVML's P2P verdict per pair."""
+    nvml = c.nvml
+    out = {}
+    for name, caps in P2P_CAPS:
+        rows = []
+        for a, ha in enumerate(handles):
+            row = []
+            for b, hb in enumerate(handles):
+                code = None if a == b else c.call(
+                    errors, "p2p_" + name, "nvmlDeviceGetP2PStatus", nvml.nvmlDeviceGetP2PStatus,
+                    ha, hb, caps)
+                row.append(P2P_STATUS[code] if isinstance(code, int) and 0 <= code < 7 else None)
+            rows.append(row)
+        out[name] = rows
+    return out
+
+
+def topology(c, count, errors):
+    """NVLink link states per GPU and the P2P matrices (the interconnect NCCL will use)."""
+    nvml = c.nvml
+    handles = []
+    for index in range(min(count or 0, 16)):
+        handle = c.call(errors, "handle", "nvmlDeviceGetHandleByIndex_v2",
+                        nvml.nvmlDeviceGetHandleByIndex, index)
+        if handle is None:
+            return None
+        handles.append(handle)
+    if not handles:
+        return None
+    links = [nvlink_states(c, h, errors) for h in handles]
+    return {"nvlink": links, "p2p": p2p_matrix(c, handles, errors) if len(handles) > 1 else None}
+
+
 def safe_gpu(c, index):
     """gpu(), with a bug of ours (or a pynvml API change) confined to this GPU's errors."""
     try:
@@ -214,6 +276,11 @@ def main():
     count = c.call(errors, "device_count", "nvmlDeviceGetCount_v2", pynvml.nvmlDeviceGetCount)
     result["device_count"] = count
     result["gpus"] = [safe_gpu(c, i) for i in range(count or 0)]
+    if "--topology" in sys.argv:  # tfdoctor cluster's per-node interconnect view
+        try:
+            result["topology"] = topology(c, count, errors)
+        except Exception as exc:  # noqa: BLE001  (a bug of ours stays in this field)
+            result["topology_error"] = f"{type(exc).__name__}: {exc}"
     step("nvmlShutdown")
     try:
         pynvml.nvmlShutdown()

@@ -1,0 +1,154 @@
+"""Inside a node: the GPU interconnect NCCL will use, from NVML (NVLink link states, P2P status
+per pair) and `nvidia-smi topo -m`, and the single-node all-reduce bus bandwidth judged
+against what that topology should give."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from tfdoctor.findings import Finding, Severity
+from tfdoctor.probes.driver import NVML_CHILD
+
+NVLINK_GBS = 25.0
+"""GB/s per NVLink link and direction (NVLink 3 and 4 both: A100 12 links = 300 GB/s, H100 18
+links = 450 GB/s, NVIDIA's data sheets)."""
+PCIE_GBS = {3: 16.0, 4: 32.0, 5: 64.0}
+"""GB/s of a x16 link per direction by PCIe generation (PCI-SIG; ~1 GB/s per lane per gen-3)."""
+ACHIEVABLE = 0.8
+"""nccl-tests all_reduce busbw reaches about 80 % of the link rate on a healthy node."""
+LOW = 0.5
+"""Below half of what the topology should give is a finding."""
+
+
+def probe_topology(env: dict[str, str], python: str = sys.executable, timeout: float = 30.0
+                   ) -> dict[str, Any]:
+    """NVML's view of this node's interconnect (tfdoctor's own Python runs the NVML child with
+    --topology); never raises: a failure is {"error": ...}."""
+    try:
+        proc = subprocess.run([python, "-I", str(NVML_CHILD), "--topology"], env=env,
+                              capture_output=True, text=True, timeout=timeout)
+        data = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
+        return {"error": f"NVML child: {type(exc).__name__}: {exc}"}
+    if data.get("import_error") or data.get("init_error"):
+        return {"error": data.get("init_error") or data.get("import_error")}
+    topo = data.get("topology") or {}
+    out: dict[str, Any] = {
+        "gpus": [{"index": g.get("index"), "name": g.get("name"),
+                  "pcie_gen": g.get("pcie_gen_current"), "pcie_width": g.get("pcie_width_current")}
+                 for g in data.get("gpus") or ()],
+        "nvlink": topo.get("nvlink"),
+        "p2p": topo.get("p2p"),
+        "errors": data.get("errors") or {},
+        "smi_topo": _smi_topo(env),
+    }
+    return out
+
+
+def _smi_topo(env: dict[str, str]) -> str | None:
+    smi = shutil.which("nvidia-smi", path=env.get("PATH"))
+    if smi is None:
+        return None
+    try:
+        proc = subprocess.run([smi, "topo", "-m"], env=env, capture_output=True, text=True,
+                              timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout[-4000:] if proc.returncode == 0 else None
+
+
+def expected_busbw(topo: dict[str, Any]) -> tuple[float, str] | None:
+    """(GB/s a healthy node should reach in an all-reduce across its GPUs, why), or None."""
+    gpus = topo.get("gpus") or []
+    if len(gpus) < 2:
+        return None
+    links = topo.get("nvlink") or []
+    active = [sum(1 for s in g or () if s) for g in links]
+    p2p = topo.get("p2p") or {}
+    nvlink_pairs = _pairs(p2p.get("nvlink"))
+    if active and min(active) > 0 and nvlink_pairs and all(s == "ok" for s in nvlink_pairs):
+        rate = min(active) * NVLINK_GBS
+        return rate * ACHIEVABLE, f"NVLink, {min(active)} active link(s) per GPU ({rate:g} GB/s)"
+    gens = [g.get("pcie_gen") for g in gpus if g.get("pcie_gen")]
+    widths = [g.get("pcie_width") for g in gpus if g.get("pcie_width")]
+    if not gens or not widths:
+        return None
+    rate = PCIE_GBS.get(int(min(gens)), 16.0) * min(widths) / 16
+    return rate * ACHIEVABLE, f"PCIe gen {min(gens)} x{min(widths)} ({rate:g} GB/s)"
+
+
+def _pairs(matrix: Any) -> list[str | None]:
+    rows = matrix if isinstance(matrix, list) else []
+    return [v for a, row in enumerate(rows) for b, v in enumerate(row or ()) if a != b]
+
+
+def _finding(id: str, severity: Severity, message: str, hint: str, **evidence: object) -> Finding:
+    return Finding(id=id, severity=severity, message=message, hint=hint, check="cluster-node",
+                   evidence={k: str(v) for k, v in evidence.items()})
+
+
+def judge_topology(topo: dict[str, Any], env: dict[str, str], busbw_gbs: float | None = None,
+                   where: str = "this node") -> Iterator[Finding]:
+    """Links down, P2P unavailable between pairs, NCCL_P2P_DISABLE, and a single-node
+    all-reduce busbw below half of what the topology should give, with the likely causes."""
+    if not topo or topo.get("error"):
+        return
+    links = topo.get("nvlink") or []
+    counts = [(i, sum(1 for s in g if s), len(g)) for i, g in enumerate(links) if g]
+    most = max((up for _, up, _ in counts), default=0)
+    down = [(i, n - up) for i, up, n in counts if most and up < most]
+    causes: list[str] = []
+    if down:
+        causes.append("an NVLink link down")
+        yield _finding("node-nvlink-down", Severity.ERROR,
+                       f"{where}: NVLink links down on "
+                       + ", ".join(f"GPU {i} ({d} of {most})" for i, d in down)
+                       + "; NCCL routes around them at a fraction of the bandwidth.",
+                       "nvidia-smi nvlink -s shows each link; a link down needs a GPU reset or "
+                       "the node's vendor (NVSwitch, fabric manager: systemctl status "
+                       "nvidia-fabricmanager).", gpus=[i for i, _ in down])
+    read = (topo.get("p2p") or {}).get("read")
+    bad = Counter(v for v in _pairs(read) if v not in (None, "ok"))
+    if bad:
+        status = bad.most_common(1)[0][0]
+        causes.append(f"P2P {status}")
+        yield _finding("node-p2p-unavailable", Severity.WARNING,
+                       f"{where}: GPU peer-to-peer is unavailable between {sum(bad.values()) // 2} "
+                       f"pair(s) ({', '.join(sorted(bad))}); NCCL copies through host memory.",
+                       _P2P_HINT.get(status, "nvidia-smi topo -p2p r shows the P2P matrix."),
+                       status=status)
+    if env.get("NCCL_P2P_DISABLE", "0") not in ("", "0"):
+        causes.append("NCCL_P2P_DISABLE set")
+        yield _finding("node-nccl-p2p-disabled", Severity.WARNING,
+                       f"{where}: NCCL_P2P_DISABLE={env['NCCL_P2P_DISABLE']} makes NCCL ignore "
+                       "NVLink and PCIe peer-to-peer.",
+                       "Unset it unless a known driver bug needs it.")
+    expected = expected_busbw(topo)
+    if busbw_gbs is None or expected is None or busbw_gbs >= LOW * expected[0]:
+        return
+    likely = causes or ["IOMMU or ACS forcing P2P through the root complex", "another job's load"]
+    yield _finding("node-allreduce-below-topology", Severity.WARNING,
+                   f"{where}: all-reduce busbw {busbw_gbs:.1f} GB/s is "
+                   f"{busbw_gbs / expected[0]:.0%} of the ~{expected[0]:.0f} GB/s its topology "
+                   f"should give ({expected[1]}).",
+                   "Likely: " + "; ".join(likely) + ". Check nvidia-smi topo -m, nvidia-smi "
+                   "nvlink -s, the kernel's iommu= setting and NCCL_P2P_DISABLE.",
+                   busbw_gbs=round(busbw_gbs, 2), expected_gbs=round(expected[0], 1))
+
+
+_P2P_HINT = {
+    "ioh-topology-not-supported": "The GPUs sit under different root complexes or ACS/IOMMU "
+    "redirects peer traffic: boot with iommu=pt (or disable ACS on the PCIe switch in the BIOS).",
+    "chipset-not-supported": "The chipset blocks PCIe P2P: an IOMMU in translated mode is the "
+    "usual cause (iommu=pt).",
+    "disabled-by-regkey": "The driver's RMForceP2PType / registry key disables P2P: remove it "
+    "from /etc/modprobe.d and reload the driver.",
+    "gpu-not-supported": "This GPU model has no P2P (most GeForce boards): NVLink or a data-"
+    "center GPU is needed for fast multi-GPU all-reduce.",
+}
