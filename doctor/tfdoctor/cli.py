@@ -34,6 +34,7 @@ from tfdoctor.completion import complete_ids, complete_recipes
 from tfdoctor.exit_codes import ExitCode
 from tfdoctor.fixing.commands import fix
 from tfdoctor.integrations_cmd import integrations
+from tfdoctor.kernels.command import kernels
 from tfdoctor.share.commands import fleet, report
 from tfdoctor.triage.command import triage
 
@@ -59,6 +60,8 @@ class DoctorGroup(click.Group):
               help="Run only these smoke recipes (see docs/smoke.md).")
 @click.option("--budget", type=click.FloatRange(min=1), default=300.0, show_default=True,
               metavar="SECONDS", help="Time limit for all smoke work together.")
+@click.option("--kernel", metavar="NAME",
+              help="Diagnose Jupyter kernel NAME as it starts: its argv's Python, its env block.")
 @click.option("--python", "python", metavar="PATH",
               help="Interpreter whose TensorFlow to diagnose (default: tfdoctor's own).")
 @click.option("--save", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
@@ -67,7 +70,7 @@ class DoctorGroup(click.Group):
 @judge_options
 @click.pass_context
 def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budget: float,
-        python: str | None, save: Path | None, no_tui: bool, as_json: bool, fail_on: str,
+        kernel: str | None, python: str | None, save: Path | None, no_tui: bool, as_json: bool, fail_on: str,
         expect_gpus: int | None, verbose: bool, prometheus_textfile: Path | None) -> None:
     """Diagnose TensorFlow on NVIDIA GPUs: driver, CUDA, cuDNN, versions, devices, libraries,
     then real work (matmul, conv, mixed precision, XLA, multi-GPU) in the target interpreter.
@@ -81,7 +84,14 @@ def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budge
     from tfdoctor.host import host_from_environment
     from tfdoctor.registry import CheckConfig
 
-    host = host_from_environment(*target_python(python))
+    if kernel is not None and python is not None:
+        raise click.UsageError("--kernel and --python name two targets: give one")
+    if kernel is not None:
+        from tfdoctor.kernels.command import kernel_host
+
+        host = kernel_host(kernel)
+    else:
+        host = host_from_environment(*target_python(python))
     for out in (save, prometheus_textfile):
         check_writable(out)  # before minutes of diagnosis, not after
     smoke = None if (quick or no_smoke) else SmokeOptions(parse_only(only), budget)
@@ -169,6 +179,7 @@ cli.add_command(report)
 cli.add_command(fleet)
 cli.add_command(triage)
 cli.add_command(integrations)
+cli.add_command(kernels)
 cli.add_command(cluster)
 
 
