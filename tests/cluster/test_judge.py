@@ -105,3 +105,15 @@ def test_a_worker_that_never_reported_leaves_the_verdict_incomplete():
     """No report from a node is not healthy: exit 3 when nothing else failed."""
     doc = build_document("tf-config", [worker(0), worker(1)], [node(), None], 1.0, 60.0)
     assert doc["verdict"]["status"] == "incomplete" and exit_code(doc) == ExitCode.INCOMPLETE
+
+
+def test_a_nodes_interconnect_is_judged_once_for_the_workers_it_hosts():
+    """Two workers on one 2-GPU node with a link down: one node-nvlink-down, named by the first
+    worker on that node, and it is an error of the cluster verdict."""
+    topo = {"gpus": [{"index": 0, "pcie_gen": 5, "pcie_width": 16}] * 2,
+            "nvlink": [[True] * 18, [True] * 17 + [False]],
+            "p2p": {"read": [[None, "ok"], ["ok", None]], "nvlink": [[None, "ok"], ["ok", None]]}}
+    doc = build_document("local", [worker(0), worker(1)], [node(), node()], 1.0, 60.0, [topo, topo])
+    found = [f for f in doc["findings"] if f["id"] == "node-nvlink-down"]
+    assert len(found) == 1 and found[0]["message"].startswith("worker:0's node: NVLink links down")
+    assert doc["verdict"]["root_cause"] == "node-nvlink-down" and exit_code(doc) == ExitCode.PROBLEMS

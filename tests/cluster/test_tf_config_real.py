@@ -41,6 +41,8 @@ def test_two_tf_config_workers_and_the_chief_writes_the_cluster_report(tf_cpu_py
     assert all(w["allreduce"] and all(r["exact"] for r in w["allreduce"]) for w in doc["workers"])
     assert all(len(w["step_seconds"]) == 5 for w in doc["workers"])
     assert [n["facts"]["tensorflow"]["version"] for n in doc["nodes"]] == ["2.21.0", "2.21.0"]
+    # no GPU driver here: each node says so instead of inventing a topology
+    assert [t["error"] for t in doc["topology"]] == ["NVML_ERROR_LIBRARY_NOT_FOUND"] * 2
     assert no_workers_left(doc)
 
 

@@ -9,7 +9,7 @@ from tfdoctor import __version__
 from tfdoctor.cluster.judge import judge
 from tfdoctor.exit_codes import ExitCode
 from tfdoctor.facts import SCHEMA_VERSION
-from tfdoctor.findings import Severity
+from tfdoctor.findings import Finding, Severity
 from tfdoctor.report import _finding_dict
 
 
@@ -19,9 +19,11 @@ def build_document(
     nodes: list[dict[str, Any] | None],
     seconds: float,
     timeout: float,
+    topologies: list[dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """One JSON-ready document; `verdict.exit_code` is filled in by `exit_code`."""
-    findings = judge(workers, nodes)
+    topologies = topologies or [None] * len(nodes)
+    findings = judge(workers, nodes) + _inside_nodes(workers, nodes, topologies)
     errors = [f for f in findings if f.severity is Severity.ERROR and f.caused_by is None]
     incomplete = any(((n or {}).get("verdict") or {}).get("status") == "incomplete" for n in nodes) or any(
         n is None for n in nodes
@@ -43,7 +45,28 @@ def build_document(
         "findings": [_finding_dict(f) for f in findings],
         "workers": workers,
         "nodes": nodes,
+        "topology": topologies,
     }
+
+
+def _inside_nodes(
+    workers: list[dict[str, Any]], nodes: list[dict[str, Any] | None], topologies: list[Any]
+) -> list[Finding]:
+    """Each node's interconnect findings, once per distinct topology (workers of one machine
+    share it), with the node's own multi-GPU busbw when its report ran the smoke recipe."""
+    from tfdoctor.cluster.topology import judge_topology
+    from tfdoctor.share.fleet import metrics
+
+    out: list[Finding] = []
+    seen: list[Any] = []
+    for i, topo in enumerate(topologies):
+        if not topo or topo in seen:
+            continue
+        seen.append(topo)
+        env = workers[i]["nccl_env"] if i < len(workers) else {}
+        busbw = metrics(((nodes[i] if i < len(nodes) else None) or {}).get("facts") or {}).get("busbw_gbs")
+        out.extend(judge_topology(topo, env, busbw, where=f"worker:{i}'s node"))
+    return out
 
 
 def exit_code(doc: dict[str, Any], fail_on: str = "error") -> ExitCode:

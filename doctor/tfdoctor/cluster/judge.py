@@ -108,8 +108,14 @@ def judge(workers: list[dict[str, Any]], nodes: list[dict[str, Any] | None]) -> 
     cause = next((c for c in ROOTS if any(f.id == c for f in out)), None)
     if cause is not None:  # every worker's collectives fail once one peer is gone
         out = [replace(f, caused_by=cause) if f.id in CONSEQUENCES else f for f in out]
-    return sorted(out, key=lambda f: (f.caused_by is not None, -f.severity.rank,
-                                      ROOTS.index(f.id) if f.id in ROOTS else len(ROOTS)))
+    return sorted(
+        out,
+        key=lambda f: (
+            f.caused_by is not None,
+            -f.severity.rank,
+            ROOTS.index(f.id) if f.id in ROOTS else len(ROOTS),
+        ),
+    )
 
 
 def _processes(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:

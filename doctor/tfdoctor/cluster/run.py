@@ -49,10 +49,12 @@ class Options:
 
 
 def diagnose_node(
-    python: str, env: dict[str, str], directory: Path, index: int
-) -> tuple[dict[str, Any], str]:
-    """The static (--quick) diagnosis of one worker's interpreter: the report dict and the
-    file it was written to (handed to the worker, which gathers it to the chief)."""
+    python: str, env: dict[str, str], directory: Path, index: int, topology: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """The static (--quick) diagnosis of one worker's interpreter and its node's GPU topology
+    (`topology` when already probed on this node): (report dict, topology, the file both were
+    written to, which the worker gathers to the chief)."""
+    from tfdoctor.cluster.topology import probe_topology
     from tfdoctor.diagnose import diagnose
     from tfdoctor.exit_codes import exit_code_for
     from tfdoctor.host import Host
@@ -60,9 +62,10 @@ def diagnose_node(
     host = Host(env=env, root=Path(os.environ.get("TFDOCTOR_FS_ROOT", "/")), python=python)
     report = diagnose(host)
     doc = report.to_dict(exit_code=int(exit_code_for(report)))
+    topo = topology if topology is not None else probe_topology(env)
     path = directory / f"node-{index}.json"
-    path.write_text(json.dumps(doc))
-    return doc, str(path)
+    path.write_text(json.dumps({"report": doc, "topology": topo}))
+    return doc, topo, str(path)
 
 
 def _hook_absent(index: int) -> bool:
@@ -79,15 +82,20 @@ def run_local(opts: Options) -> dict[str, Any]:
     runs = [W.WorkerRun(i, a, opts.worker_python.get(i, opts.python)) for i, a in enumerate(addresses)]
     with tempfile.TemporaryDirectory(prefix="tfdoctor-cluster-") as tmp:
         nodes: list[dict[str, Any] | None] = []
+        topologies: list[dict[str, Any] | None] = []
         for r in runs:
             node_env = dict(env, TF_CONFIG=W.tf_config(addresses, r.index))
-            doc, path = diagnose_node(r.python, node_env, Path(tmp), r.index)
+            # one machine: its interconnect is probed once and shared by its workers
+            doc, topo, path = diagnose_node(
+                r.python, node_env, Path(tmp), r.index, topologies[0] if topologies else None
+            )
             nodes.append(doc)
+            topologies.append(topo)
             if not _hook_absent(r.index):
                 W.start(r, addresses, opts.job_config(path), env)
         W.watch(runs, started + opts.timeout)
     records = [_record(r) for r in runs]
-    return build_document("local", records, nodes, time.monotonic() - started, opts.timeout)
+    return build_document("local", records, nodes, time.monotonic() - started, opts.timeout, topologies)
 
 
 def _record(r: W.WorkerRun) -> dict[str, Any]:
@@ -121,7 +129,7 @@ def run_tf_config(
     run = W.WorkerRun(index, addresses[index], opts.python)
     with tempfile.TemporaryDirectory(prefix="tfdoctor-cluster-") as tmp:
         env = dict(os.environ, TF_CONFIG=W.tf_config(addresses, index))
-        own_node, path = diagnose_node(opts.python, env, Path(tmp), index)
+        own_node, own_topo, path = diagnose_node(opts.python, env, Path(tmp), index)
         W.start(run, addresses, opts.job_config(path), env)
         W.watch([run], started + opts.timeout)
     mine = 0 if run.outcome == "completed" else 1
@@ -129,22 +137,28 @@ def run_tf_config(
         return None, mine
     records: list[dict[str, Any]] = []
     nodes: list[dict[str, Any] | None] = []
+    topologies: list[dict[str, Any] | None] = []
     gathered = (run.events.get("reports") or {}).get("reports") or []
     for i, address in enumerate(addresses):
         if i == 0:
             records.append(_record(run))
             nodes.append(own_node)
+            topologies.append(own_topo)
         elif i < len(gathered) and isinstance(gathered[i], dict):
             records.append(
                 record(i, address, gathered[i].get("events") or {}, outcome="completed", phase="end")
             )
-            nodes.append(gathered[i].get("node"))
+            node = gathered[i].get("node") or {}
+            nodes.append(node.get("report"))
+            topologies.append(node.get("topology"))
         else:
             records.append(
                 record(i, address, {}, outcome=_reach(address), phase=None, exit=_reach_error(address))
             )
             nodes.append(None)
-    return build_document(launcher, records, nodes, time.monotonic() - started, opts.timeout), mine
+            topologies.append(None)
+    seconds = time.monotonic() - started
+    return build_document(launcher, records, nodes, seconds, opts.timeout, topologies), mine
 
 
 def _reach_error(address: str) -> str | None:

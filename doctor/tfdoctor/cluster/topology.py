@@ -26,13 +26,19 @@ LOW = 0.5
 """Below half of what the topology should give is a finding."""
 
 
-def probe_topology(env: dict[str, str], python: str = sys.executable, timeout: float = 30.0
-                   ) -> dict[str, Any]:
+def probe_topology(
+    env: dict[str, str], python: str = sys.executable, timeout: float = 30.0
+) -> dict[str, Any]:
     """NVML's view of this node's interconnect (tfdoctor's own Python runs the NVML child with
     --topology); never raises: a failure is {"error": ...}."""
     try:
-        proc = subprocess.run([python, "-I", str(NVML_CHILD), "--topology"], env=env,
-                              capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            [python, "-I", str(NVML_CHILD), "--topology"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         data = json.loads(proc.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
         return {"error": f"NVML child: {type(exc).__name__}: {exc}"}
@@ -40,9 +46,15 @@ def probe_topology(env: dict[str, str], python: str = sys.executable, timeout: f
         return {"error": data.get("init_error") or data.get("import_error")}
     topo = data.get("topology") or {}
     out: dict[str, Any] = {
-        "gpus": [{"index": g.get("index"), "name": g.get("name"),
-                  "pcie_gen": g.get("pcie_gen_current"), "pcie_width": g.get("pcie_width_current")}
-                 for g in data.get("gpus") or ()],
+        "gpus": [
+            {
+                "index": g.get("index"),
+                "name": g.get("name"),
+                "pcie_gen": g.get("pcie_gen_current"),
+                "pcie_width": g.get("pcie_width_current"),
+            }
+            for g in data.get("gpus") or ()
+        ],
         "nvlink": topo.get("nvlink"),
         "p2p": topo.get("p2p"),
         "errors": data.get("errors") or {},
@@ -56,8 +68,7 @@ def _smi_topo(env: dict[str, str]) -> str | None:
     if smi is None:
         return None
     try:
-        proc = subprocess.run([smi, "topo", "-m"], env=env, capture_output=True, text=True,
-                              timeout=20)
+        proc = subprocess.run([smi, "topo", "-m"], env=env, capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return proc.stdout[-4000:] if proc.returncode == 0 else None
@@ -89,12 +100,19 @@ def _pairs(matrix: Any) -> list[str | None]:
 
 
 def _finding(id: str, severity: Severity, message: str, hint: str, **evidence: object) -> Finding:
-    return Finding(id=id, severity=severity, message=message, hint=hint, check="cluster-node",
-                   evidence={k: str(v) for k, v in evidence.items()})
+    return Finding(
+        id=id,
+        severity=severity,
+        message=message,
+        hint=hint,
+        check="cluster-node",
+        evidence={k: str(v) for k, v in evidence.items()},
+    )
 
 
-def judge_topology(topo: dict[str, Any], env: dict[str, str], busbw_gbs: float | None = None,
-                   where: str = "this node") -> Iterator[Finding]:
+def judge_topology(
+    topo: dict[str, Any], env: dict[str, str], busbw_gbs: float | None = None, where: str = "this node"
+) -> Iterator[Finding]:
     """Links down, P2P unavailable between pairs, NCCL_P2P_DISABLE, and a single-node
     all-reduce busbw below half of what the topology should give, with the likely causes."""
     if not topo or topo.get("error"):
@@ -106,40 +124,54 @@ def judge_topology(topo: dict[str, Any], env: dict[str, str], busbw_gbs: float |
     causes: list[str] = []
     if down:
         causes.append("an NVLink link down")
-        yield _finding("node-nvlink-down", Severity.ERROR,
-                       f"{where}: NVLink links down on "
-                       + ", ".join(f"GPU {i} ({d} of {most})" for i, d in down)
-                       + "; NCCL routes around them at a fraction of the bandwidth.",
-                       "nvidia-smi nvlink -s shows each link; a link down needs a GPU reset or "
-                       "the node's vendor (NVSwitch, fabric manager: systemctl status "
-                       "nvidia-fabricmanager).", gpus=[i for i, _ in down])
+        yield _finding(
+            "node-nvlink-down",
+            Severity.ERROR,
+            f"{where}: NVLink links down on "
+            + ", ".join(f"GPU {i} ({d} of {most})" for i, d in down)
+            + "; NCCL routes around them at a fraction of the bandwidth.",
+            "nvidia-smi nvlink -s shows each link; a link down needs a GPU reset or "
+            "the node's vendor (NVSwitch, fabric manager: systemctl status "
+            "nvidia-fabricmanager).",
+            gpus=[i for i, _ in down],
+        )
     read = (topo.get("p2p") or {}).get("read")
     bad = Counter(v for v in _pairs(read) if v not in (None, "ok"))
     if bad:
         status = bad.most_common(1)[0][0]
         causes.append(f"P2P {status}")
-        yield _finding("node-p2p-unavailable", Severity.WARNING,
-                       f"{where}: GPU peer-to-peer is unavailable between {sum(bad.values()) // 2} "
-                       f"pair(s) ({', '.join(sorted(bad))}); NCCL copies through host memory.",
-                       _P2P_HINT.get(status, "nvidia-smi topo -p2p r shows the P2P matrix."),
-                       status=status)
+        yield _finding(
+            "node-p2p-unavailable",
+            Severity.WARNING,
+            f"{where}: GPU peer-to-peer is unavailable between {sum(bad.values()) // 2} "
+            f"pair(s) ({', '.join(sorted(bad))}); NCCL copies through host memory.",
+            _P2P_HINT.get(status, "nvidia-smi topo -p2p r shows the P2P matrix."),
+            status=status,
+        )
     if env.get("NCCL_P2P_DISABLE", "0") not in ("", "0"):
         causes.append("NCCL_P2P_DISABLE set")
-        yield _finding("node-nccl-p2p-disabled", Severity.WARNING,
-                       f"{where}: NCCL_P2P_DISABLE={env['NCCL_P2P_DISABLE']} makes NCCL ignore "
-                       "NVLink and PCIe peer-to-peer.",
-                       "Unset it unless a known driver bug needs it.")
+        yield _finding(
+            "node-nccl-p2p-disabled",
+            Severity.WARNING,
+            f"{where}: NCCL_P2P_DISABLE={env['NCCL_P2P_DISABLE']} makes NCCL ignore "
+            "NVLink and PCIe peer-to-peer.",
+            "Unset it unless a known driver bug needs it.",
+        )
     expected = expected_busbw(topo)
     if busbw_gbs is None or expected is None or busbw_gbs >= LOW * expected[0]:
         return
     likely = causes or ["IOMMU or ACS forcing P2P through the root complex", "another job's load"]
-    yield _finding("node-allreduce-below-topology", Severity.WARNING,
-                   f"{where}: all-reduce busbw {busbw_gbs:.1f} GB/s is "
-                   f"{busbw_gbs / expected[0]:.0%} of the ~{expected[0]:.0f} GB/s its topology "
-                   f"should give ({expected[1]}).",
-                   "Likely: " + "; ".join(likely) + ". Check nvidia-smi topo -m, nvidia-smi "
-                   "nvlink -s, the kernel's iommu= setting and NCCL_P2P_DISABLE.",
-                   busbw_gbs=round(busbw_gbs, 2), expected_gbs=round(expected[0], 1))
+    yield _finding(
+        "node-allreduce-below-topology",
+        Severity.WARNING,
+        f"{where}: all-reduce busbw {busbw_gbs:.1f} GB/s is "
+        f"{busbw_gbs / expected[0]:.0%} of the ~{expected[0]:.0f} GB/s its topology "
+        f"should give ({expected[1]}).",
+        "Likely: " + "; ".join(likely) + ". Check nvidia-smi topo -m, nvidia-smi "
+        "nvlink -s, the kernel's iommu= setting and NCCL_P2P_DISABLE.",
+        busbw_gbs=round(busbw_gbs, 2),
+        expected_gbs=round(expected[0], 1),
+    )
 
 
 _P2P_HINT = {
