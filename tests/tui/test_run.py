@@ -95,7 +95,9 @@ def test_s_stops_the_run_and_keeps_the_partial_report_on_screen() -> None:
 
     drive(app, scenario)
     code, text, _ = final_words(app.report, app.outcome, app.error)
-    assert code == ExitCode.OK and text == ""
+    # After the TUI closes, the target, the verdict and the root cause stay in the terminal.
+    assert code == ExitCode.OK and text.splitlines()[1] == "Verdict: healthy"
+    assert text.startswith("Diagnosing /venv/bin/python")
 
 
 def test_a_failing_loader_is_shown_not_raised() -> None:

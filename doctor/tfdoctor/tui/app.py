@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from tfdoctor.findings import CheckOutcome, Finding
@@ -166,8 +168,24 @@ class DoctorApp(App[None]):
     def _exported(self, path: Path | None) -> None:
         if path is not None:
             self.exported = path
-            self.notify(f"Saved the report to {path} (readable by you only)", title="Export",
-                        markup=False)
+            # The support report writes its JSON beside the Markdown: name both, absolute.
+            beside = path.with_suffix(".json")
+            both = [path] + ([beside] if path.suffix == ".md" and beside.exists() else [])
+            self.notify("Saved " + " and ".join(str(p.absolute()) for p in both)
+                        + " (readable by you only)", title="Export", markup=False)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The command palette (Ctrl+P): Textual's own commands, then tfdoctor's actions."""
+        yield from super().get_system_commands(screen)
+        ours = [("Re-run the diagnosis", "Probe and judge again", self.action_rerun, "rerun"),
+                ("Stop the run", "Stop; what was learned stays", self.action_stop, "stop"),
+                ("Facts", "Everything the probes learned", self.action_facts, "facts"),
+                ("Fix plan", "What tfdoctor would change", self.action_fixes, "fixes"),
+                ("Export the report", "Save the support report", self.action_export, "export"),
+                ("Keys", "What every key does", self.action_help, "help")]
+        for title, help_text, callback, action in ours:
+            if self.check_action(action, ()):
+                yield SystemCommand(title, help_text, callback)
 
     def open_detail(self, *, finding: Finding | None = None,
                     outcome: CheckOutcome | None = None) -> None:

@@ -8,19 +8,38 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.style import Style
-from textual.widgets import Footer, Static
+from textual.widgets import DataTable, Footer, Static
 
 from tfdoctor.findings import CheckOutcome, Finding
 from tfdoctor.registry import all_checks
 from tfdoctor.report import Report
 from tfdoctor.tui.present import AREA_SECTIONS, severity_tag, status_badge
 from tfdoctor.tui.widgets.facts_tree import FactsTree
+from tfdoctor.tui.widgets.verdict import VerdictBar
+
+
+class CommandTable(DataTable[str]):
+    """A fix's commands, one row each, never wrapped (long ones scroll sideways), one selected."""
+
+    def __init__(self, commands: tuple[str, ...]) -> None:
+        super().__init__(show_header=False, cursor_type="row", classes="commands")
+        self.commands = commands
+
+    def on_mount(self) -> None:
+        self.add_column("command", key="command")
+        for n, command in enumerate(self.commands):
+            self.add_row(f"$ {command}", key=str(n))
+
+    @property
+    def selected(self) -> str:
+        return self.commands[min(max(self.cursor_row, 0), len(self.commands) - 1)]
 
 
 class DetailScreen(Screen[None]):
     """One finding (or one check with no finding: what it looks at and why)."""
 
-    BINDINGS = [Binding("escape,backspace", "app.pop_screen", "Back")]
+    BINDINGS = [Binding("escape,backspace", "app.pop_screen", "Back"),
+                Binding("c", "copy", "Copy command")]
 
     def __init__(self, report: Report, finding: Finding | None = None,
                  outcome: CheckOutcome | None = None) -> None:
@@ -33,6 +52,7 @@ class DetailScreen(Screen[None]):
         self.outcome = outcome or next((o for o in report.outcomes if o.check == check_id), None)
 
     def compose(self) -> ComposeResult:
+        yield VerdictBar(id="verdict")
         with VerticalScroll(id="detail"):
             yield Static(self._title(), classes="title")
             if self.finding is not None:
@@ -49,6 +69,18 @@ class DetailScreen(Screen[None]):
         for tree in self.query(FactsTree):
             tree.show(self.report.facts.to_dict(), sections=sections)
         self.query_one("#detail").focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return bool(self.query(CommandTable)) if action == "copy" else True
+
+    def action_copy(self) -> None:
+        """Copy the selected command (OSC 52: the terminal's clipboard, over SSH too)."""
+        tables = self.query(CommandTable)
+        if not tables:
+            return
+        command = tables.first().selected
+        self.app.copy_to_clipboard(command)
+        self.notify(f"Copied: {command}", title="Clipboard", markup=False)
 
     def _title(self) -> Content:
         if self.finding is not None:
@@ -77,8 +109,7 @@ class DetailScreen(Screen[None]):
             root = " (needs root: run it yourself)" if rem.needs_root else ""
             fix = Content.assemble(("Fix ", "bold"), (rem.fix_id, "bold $text-accent"), root)
             yield Static(fix, classes="heading")
-            commands = Content("\n").join(Content(f"$ {c}") for c in rem.commands)
-            yield Static(commands, classes="commands")
+            yield CommandTable(rem.commands)
         if f.links:
             yield Static(Content.styled("See", "bold"), classes="heading")
             yield Static(Content("\n").join(

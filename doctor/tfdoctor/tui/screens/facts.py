@@ -10,6 +10,7 @@ from textual.widgets import Footer, Input, Static
 
 from tfdoctor.report import Report
 from tfdoctor.tui.widgets.facts_tree import FactsTree
+from tfdoctor.tui.widgets.verdict import VerdictBar
 
 
 class FactsScreen(Screen[None]):
@@ -25,6 +26,7 @@ class FactsScreen(Screen[None]):
         self.data = report.facts.to_dict()
 
     def compose(self) -> ComposeResult:
+        yield VerdictBar(id="verdict")
         yield Input(placeholder="search facts (path or value), e.g. cudnn", id="facts-search")
         yield Static("", id="facts-count")
         yield FactsTree("facts", id="facts-tree")
@@ -41,8 +43,11 @@ class FactsScreen(Screen[None]):
         self.query_one(FactsTree).focus()
 
     def _show(self, query: str) -> None:
-        shown = self.query_one(FactsTree).show(self.data, query)
+        tree = self.query_one(FactsTree)
+        shown = tree.show(self.data, query)
         label = f"{shown} value(s) match {query!r}" if query.strip() else f"{shown} values"
+        if tree.hidden:
+            label += f" shown, {tree.hidden} more not shown (search to narrow)"
         self.query_one("#facts-count", Static).update(Content(label))
 
     def action_search(self) -> None:

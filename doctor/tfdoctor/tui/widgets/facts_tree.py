@@ -18,6 +18,8 @@ class FactsTree(Tree[str]):
     """A branch per section, dict or list; a leaf per value. `show` rebuilds it filtered."""
 
     _budget = LEAF_LIMIT
+    hidden = 0
+    """Matching leaves left out by LEAF_LIMIT in the last `show` (the tree says so)."""
 
     def show(self, data: dict[str, Any], query: str = "", sections: tuple[str, ...] = ()) -> int:
         """Rebuild with the leaves whose path or value contains `query`; return how many."""
@@ -26,10 +28,14 @@ class FactsTree(Tree[str]):
         self._budget = LEAF_LIMIT
         needle = query.strip().lower()
         shown = 0
+        self.hidden = 0
         for key, value in data.items():
             if sections and key not in sections:
                 continue
             shown += self._add(self.root, key, value, key, needle)
+        if self.hidden:  # never capped in silence: say how many and how to reach them
+            self.root.add_leaf(Text(f"... {self.hidden} more value(s) not shown: search to narrow",
+                                    style="italic"), data="")
         if needle or sections:
             self.root.expand_all()
         return shown
@@ -45,6 +51,7 @@ class FactsTree(Tree[str]):
                 branch.remove()
             return count
         if self._budget <= 0:
+            self.hidden += 1
             return 0
         self._budget -= 1
         # Tree labels are Rich Text (markup-free, so values with brackets stay literal); bold is

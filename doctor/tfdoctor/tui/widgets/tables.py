@@ -17,22 +17,38 @@ class FindingsList(OptionList):
     """Every finding in report order; an option's id is the finding's index in the report."""
 
     def show(self, report: Report | None, running: bool) -> None:
-        highlighted = self.highlighted
+        """The findings, errors first with the root cause on top; during a re-run the previous
+        run's stay listed (under a note) until the new verdict replaces them."""
+        was = self.get_option_at_index(self.highlighted).id if (
+            self.highlighted is not None and self.highlighted < self.option_count) else None
         self.clear_options()
-        if report is None or running:
+        if report is None:
             self.add_option(Option("Waiting for the checks ...", disabled=True))
             return
+        if running:
+            self.add_option(Option("Re-running: the previous run's findings until the new verdict",
+                                   disabled=True))
         if not report.findings:
             self.add_option(Option("No findings: every check passed.", disabled=True))
             return
-        self.add_options(Option(finding_line(f, report), id=str(i))
-                         for i, f in enumerate(report.findings))
-        self.highlighted = min(highlighted or 0, len(report.findings) - 1)
+        self.add_options(Option(finding_line(report.findings[i], report), id=str(i))
+                         for i in display_order(report))
+        ids = [self.get_option_at_index(i).id for i in range(self.option_count)]
+        # Keep the finding that was highlighted; else the first one (the root cause).
+        self.highlighted = ids.index(was) if was in ids else int(running)
 
     def finding(self, report: Report | None, option_id: str | None) -> Finding | None:
         if report is None or option_id is None:
             return None
         return report.findings[int(option_id)]
+
+
+def display_order(report: Report) -> list[int]:
+    """Indexes into report.findings: the root cause, then by severity (errors first), then in
+    the report's order (its causal ranking) within a severity."""
+    root = report.root_cause
+    return sorted(range(len(report.findings)), key=lambda i: (
+        report.findings[i] is not root, -report.findings[i].severity.rank, i))
 
 
 class OutcomesTable(DataTable[Content | Text]):
@@ -55,7 +71,7 @@ class OutcomesTable(DataTable[Content | Text]):
         """Rebuild the rows, the title column cut to the width (no sideways scrolling at 80)."""
         report, running = self._state
         row = self.cursor_row
-        if report is None or running:
+        if report is None:
             rows = [(PENDING, spec.id, spec.title) for spec in all_checks()]
         else:
             rows = [(status_badge(o.status), o.check, o.title) for o in report.outcomes]

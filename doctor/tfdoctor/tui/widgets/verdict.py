@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.markup import escape
 from textual.widgets import Static
 
-from tfdoctor.render_text import headline, summary_line
+from tfdoctor.render_text import headline, summary_line, target_line
 from tfdoctor.tui.present import verdict_style
 from tfdoctor.tui.state import WATCHED, doctor
 
@@ -13,7 +13,8 @@ CLASSES = ("-running", "-healthy", "-problems", "-incomplete", "-failed")
 
 
 class VerdictBar(Static):
-    """Two lines: the verdict (or what the run is doing), then what was diagnosed."""
+    """The verdict (or what the run is doing), what was diagnosed, and the target interpreter
+    with why it was chosen; on every full screen."""
 
     def on_mount(self) -> None:
         for name in WATCHED:
@@ -40,4 +41,5 @@ class VerdictBar(Static):
         if app.report is None:
             return "No report yet\n "
         partial = "Stopped early, so this report is partial | " if app.stopped else ""
-        return f"{escape(headline(app.report))}\n{partial}{escape(summary_line(app.report))}"
+        return (f"{escape(headline(app.report))}\n{partial}{escape(summary_line(app.report))}"
+                f"\n{escape(target_line(app.report))}")
