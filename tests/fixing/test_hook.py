@@ -202,3 +202,20 @@ def test_cli_dry_run_shows_diff_and_saved_plan_applies(tmp_path):
     statuses = {a["fix_id"]: a["status"] for a in doc["applied"]}
     assert statuses["activation-hook-ld-library-path"] == "done"
     assert b">>> tfdoctor activation hook >>>" in activate.read_bytes()
+
+
+def test_judge_env_activates_only_a_shell_hook(tmp_path):
+    """fix --apply judges a preload in the bare mode (None: no activation) and a shell hook in
+    the environment activation leaves, never by sourcing the .pth file."""
+    from tfdoctor.fixing.launch import judge_env, shell_hook_file
+
+    prefix = venv(tmp_path)
+    only_preload = plan_fixes(judge(broken_env_facts(prefix, shell=False)))
+    assert shell_hook_file(only_preload) is None and judge_env(only_preload) is None
+    both = plan_fixes(judge(broken_env_facts(prefix)))
+    apply_plan(both, yes, no)
+    assert shell_hook_file(both) == str(prefix / "bin" / "activate")
+    env = judge_env(both, {"PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": "-1",
+                           "LD_LIBRARY_PATH": f"{STUBS}:/opt/x"})
+    assert env is not None and "CUDA_VISIBLE_DEVICES" not in env
+    assert env["LD_LIBRARY_PATH"] == "/opt/x" and env["VIRTUAL_ENV"] == str(prefix)
