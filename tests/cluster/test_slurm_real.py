@@ -60,6 +60,23 @@ def test_srun_two_nodes_runs_the_job_and_the_chief_reports(slurm, tf_cpu_python)
     assert "tfd1" in slurm.run(program("sinfo"), "-h", "-N", "-t", "idle", "-o", "%N")
 
 
+@pytest.mark.slow
+def test_the_sbatch_recipe_writes_the_cluster_report(slurm, tf_cpu_python, tmp_path):
+    """integrations/cluster/tfdoctor-cluster.sbatch as shipped, through `sbatch --wait -N2`:
+    the batch step runs the slurm launcher and leaves the report next to the job's log."""
+    script = Path(__file__).resolve().parents[2] / "integrations" / "cluster" / "tfdoctor-cluster.sbatch"
+    env = {**os.environ, **slurm.env, "TFDOCTOR": str(Path(sys.executable).parent / "tfdoctor"),
+           "TFDOCTOR_PYTHON": tf_cpu_python, "TFDOCTOR_PORT": str(_two_free_ports()),
+           "TFDOCTOR_TIMEOUT": "120", "TFDOCTOR_OUT": str(tmp_path / "cluster.json")}
+    proc = subprocess.run([program("sbatch"), "--wait", "--parsable", f"--chdir={tmp_path}",
+                           str(script)], env=env, capture_output=True, text=True, timeout=300)
+    log = "".join(p.read_text() for p in tmp_path.glob("tfdoctor-cluster-*.log"))
+    assert proc.returncode == 0, proc.stderr + log
+    doc = json.loads((tmp_path / "cluster.json").read_text())
+    assert doc["launcher"] == "slurm" and len(doc["workers"]) == 2
+    assert doc["verdict"]["exit_code"] == ExitCode.OK and "exit 0" in log
+
+
 def test_slurm_launcher_outside_an_allocation_is_a_usage_error():
     """No SLURM_JOB_ID: nothing to srun into; exit 2 with one line, no srun started."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
