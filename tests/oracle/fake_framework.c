@@ -1,12 +1,24 @@
 /* A stand-in libtensorflow_framework for the loader-oracle child's failure paths: TSL-named
  * DsoLoader functions returning absl::StatusOr<void*> through the hidden result pointer, one
  * answering OK (a real dlopen handle), one an absl StatusRep error, one an inlined error code, and
- * one that crashes or hangs (-DCRASH / -DHANG), as a broken build or an ABI we misread would. */
+ * one that crashes or hangs (-DCRASH / -DHANG), as a broken build or an ABI we misread would.
+ * Newer Abseil (TF 2.21) tags inlined codes with the low bit (OK = 1) and keeps StatusRep
+ * pointers untagged; older Abseil (TF 2.17, -DOLD_ABSL) does the opposite (OK = 0). */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#ifdef OLD_ABSL
+#define OK_REP 0u
+#define INLINED(code) ((uintptr_t)(code) << 2)
+#define POINTER(rep) ((uintptr_t)(rep) | 1u)
+#else
+#define OK_REP 1u
+#define INLINED(code) (((uintptr_t)(code) << 2) | 1u)
+#define POINTER(rep) ((uintptr_t)(rep))
+#endif
 
 struct status_or { uintptr_t rep; void *value; };
 /* absl::status_internal::StatusRep: ref, code, then a libstdc++ std::string. */
@@ -19,12 +31,12 @@ static void error(struct status_or *out, int code, const char *text) {
   rep->code = code;
   rep->message.size = strlen(text);
   rep->message.data = strdup(text);
-  out->rep = (uintptr_t)rep;
+  out->rep = POINTER(rep);
   out->value = NULL;
 }
 
 void _ZN3tsl8internal9DsoLoader23GetCudaRuntimeDsoHandleEv(struct status_or *out) {
-  out->rep = 1;
+  out->rep = OK_REP;
   out->value = dlopen("libm.so.6", RTLD_NOW | RTLD_LOCAL);
 }
 
@@ -34,7 +46,7 @@ void _ZN3tsl8internal9DsoLoader18GetCublasDsoHandleEv(struct status_or *out) {
 }
 
 void _ZN3tsl8internal9DsoLoader17GetCufftDsoHandleEv(struct status_or *out) {
-  out->rep = (5u << 2) | 1u; /* inlined NOT_FOUND, no message */
+  out->rep = INLINED(5); /* NOT_FOUND, no message */
   out->value = NULL;
 }
 
@@ -45,7 +57,7 @@ void _ZN3tsl8internal9DsoLoader17GetCudnnDsoHandleEv(struct status_or *out) {
 #elif defined(HANG)
   for (;;) pause();
 #endif
-  out->rep = 1;
+  out->rep = OK_REP;
   out->value = dlopen("libc.so.6", RTLD_NOW | RTLD_LOCAL);
 }
 

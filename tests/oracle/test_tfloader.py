@@ -40,9 +40,11 @@ def by_name(facts: TfLoaderFacts | None) -> dict[str, LoaderAnswer]:
     return {a.name: a for a in facts.answers}
 
 
-def test_reads_ok_error_and_inlined_status(tmp_path):
-    """OK answers name the file through dlinfo; error statuses keep TF's message or code."""
-    facts, issues = ask(build(tmp_path))
+@pytest.mark.parametrize("abseil", [[], ["-DOLD_ABSL"]], ids=["tf-2.21-abseil", "tf-2.17-abseil"])
+def test_reads_ok_error_and_inlined_status(tmp_path, abseil):
+    """OK answers name the file through dlinfo; error statuses keep TF's message or code, in
+    both Abseil Status encodings TensorFlow releases have shipped."""
+    facts, issues = ask(build(tmp_path, *abseil))
     answers = by_name(facts)
     assert facts is not None and facts.loader == "tsl::internal::DsoLoader" and facts.error is None
     assert answers["cudart"].path and answers["cudart"].path.endswith("libm.so.6")

@@ -69,19 +69,22 @@ def handle_path(libc, handle):
 def read_status(rep):
     """(code, message) of a non-OK status whose representation word is `rep`.
 
-    absl::Status (TF >= 2.13): odd = inlined code (rep >> 2), no message; even = a StatusRep*
-    {int32 ref; int32 code; std::string message; ...}. The older tensorflow::Status is a
-    State* {int32 code; std::string msg; ...}. Both keep the message at offset 8 as a libstdc++
-    std::string {char* data; size_t size; ...}; the code is taken from whichever int looks like
-    one of absl's 17 codes.
+    An absl::Status word is either an inlined code (code << 2, tagged with the low bit in newer
+    Abseil, as in TF 2.21, untagged in older, as in TF 2.17) or a pointer to a heap StatusRep
+    {int32 ref; int32 code; std::string message; ...} (untagged in newer Abseil, tagged with the
+    low bit in older). The pre-absl tensorflow::Status (TF <= 2.12) is a State* {int32 code;
+    std::string msg; ...}. Codes are at most 16, so a small word is inlined, a large one a
+    pointer; every layout keeps the message at offset 8 as a libstdc++ std::string
+    {char* data; size_t size; ...}.
     """
-    if rep & 1:
+    if rep < 0x100:
         return rep >> 2, None
-    first = ctypes.c_int32.from_address(rep).value
-    second = ctypes.c_int32.from_address(rep + 4).value
+    base = rep & ~1
+    first = ctypes.c_int32.from_address(base).value
+    second = ctypes.c_int32.from_address(base + 4).value
     code = second if 0 < second <= 16 else first
-    data = ctypes.c_void_p.from_address(rep + 8).value
-    size = ctypes.c_size_t.from_address(rep + 16).value
+    data = ctypes.c_void_p.from_address(base + 8).value
+    size = ctypes.c_size_t.from_address(base + 16).value
     if not data or size > 1 << 20:
         return code, None
     text = ctypes.string_at(data, min(size, MAX_MESSAGE)).decode("utf-8", "replace")
@@ -97,7 +100,7 @@ def ask(libc, func):
     out = (ctypes.c_uint64 * 8)()
     func(ctypes.addressof(out))
     rep, value = out[0], out[1]
-    # OK: absl's inlined kOk is 1; the older Status is a null State*.
+    # OK: kOk inlined is 1 (newer Abseil) or 0 (older Abseil; the pre-absl null State*).
     if rep in (0, 1):
         if not value:
             return {"error": "the loader returned OK with a null handle", "abi": "unexpected"}
