@@ -180,8 +180,12 @@ def test_two_applies_at_once_the_second_is_refused(env: Path, tmp_path: Path):
     line = second.stderr.strip()
     assert len(line.splitlines()) == 1 and "another fix is running" in line, line
     assert f"pid {first.pid}" in line and "fix --apply" in line, line
+    from tfdoctor.diagnose import diagnose
+
+    host = Host(python=str(python), env=dict(os.environ))
+    applier = PlanApplier(host)
     with pytest.raises(Busy, match=f"pid {first.pid}"):
-        PlanApplier(Host(python=str(python), env=dict(os.environ)))(["pin-python-packages"])
+        applier(applier.plan(diagnose(host)), ["pin-python-packages"])
     (marks / "release").touch()
     out, err = first.communicate(timeout=600)
     assert first.returncode in (0, 1), err[-2000:]

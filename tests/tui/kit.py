@@ -27,6 +27,15 @@ def problems_report() -> Report:
                         python={"packages": {**facts.python.packages, "numpy": "1.21.0"}}))
 
 
+def pin_and_root_report() -> Report:
+    """A numpy pin tfdoctor applies and a driver fix for a person (root): both kinds of step,
+    and no step whose command names this checkout's path (stable snapshots)."""
+    facts = healthy()
+    return judge(change(facts, python={"packages": {**facts.python.packages, "numpy": "1.21.0"}},
+                        driver={"nvml_error": "NVML_ERROR_DRIVER_NOT_LOADED",
+                                "nvidia_module_loaded": False, "gpus": ()}))
+
+
 def root_only_report() -> Report:
     """The driver is not loaded: the fix needs root, so the doctor only prints it."""
     return judge(change(healthy(), driver={"nvml_error": "NVML_ERROR_DRIVER_NOT_LOADED",
@@ -75,21 +84,32 @@ class Loader:
 
 
 class FakeApplier:
-    """Applies nothing; says what it would have changed, and can undo."""
+    """Plans with the real planner, applies nothing: records the steps it was asked to apply,
+    says what it would have changed, and can undo what it "applied"."""
 
     def __init__(self) -> None:
         self.applied: list[list[str]] = []
         self.undone = 0
+        self.stopped = False
 
-    def __call__(self, fix_ids: list[str]) -> str:
+    def plan(self, report: Report):  # type: ignore[no-untyped-def]
+        from tfdoctor.fixing.planner import plan_fixes
+
+        return plan_fixes(report)
+
+    def __call__(self, plan: object, fix_ids: list[str]) -> str:
         self.applied.append(list(fix_ids))
         return "numpy: 1.21.0 -> 2.1.3"
 
-    def undo(self) -> str:
+    def stop(self) -> None:
+        self.stopped = True
+
+    def undoable(self, prefix: str) -> bool:
+        return len(self.applied) > self.undone
+
+    def undo(self, prefix: str) -> str:
         self.undone += 1
         return "numpy: 2.1.3 -> 1.21.0"
-
-
 
 
 Scenario = Callable[["Pilot[None]"], Awaitable[None]]

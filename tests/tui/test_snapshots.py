@@ -9,7 +9,14 @@ import pytest
 from helpers import healthy, judge
 from tfdoctor.tui.app import make_app
 
-from tui.kit import FakeApplier, Loader, problems_report, root_only_report, settle
+from tui.kit import (
+    FakeApplier,
+    Loader,
+    pin_and_root_report,
+    problems_report,
+    root_only_report,
+    settle,
+)
 
 SMALL, LARGE = (80, 24), (120, 40)
 
@@ -64,6 +71,6 @@ def test_facts(snap_compare) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
 def test_fix_plan(snap_compare, size) -> None:  # type: ignore[no-untyped-def]
-    """The fix plan: selectable fixes and every command they run."""
-    app = make_app(Loader(problems_report()), applier=FakeApplier())
+    """The fix plan: selectable steps, manual ones, and every command they run."""
+    app = make_app(Loader(pin_and_root_report()), applier=FakeApplier())
     assert snap_compare(app, terminal_size=size, run_before=_keys("x", "space"))

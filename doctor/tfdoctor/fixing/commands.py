@@ -146,8 +146,7 @@ def _run(plan: FixPlan, before: Report | None, *, do_apply: bool, yes: bool, all
 
     def judge(result: Any) -> tuple[str, ...]:
         """The diagnosis after the apply; a finding not there before rolls the apply back."""
-        env = _activated_env(plan) if _hook_done(plan, result) else None
-        reports["after"] = _diagnose(plan.python, env)
+        reports["after"] = diagnose_after(plan, result)
         return tuple(f.id for f in reports["after"].findings)
 
     try:
@@ -157,8 +156,7 @@ def _run(plan: FixPlan, before: Report | None, *, do_apply: bool, yes: bool, all
     except FixInterrupted as exc:
         error(str(exc))
         return ExitCode.INTERRUPTED if exc.signal_name == "SIGINT" else ExitCode.TERMINATED
-    after = reports.get("after") or _diagnose(
-        plan.python, _activated_env(plan) if _hook_done(plan, result) else None)
+    after = reports.get("after") or diagnose_after(plan, result)
     before_ids = before_ids_of(plan, before)
     after_ids = tuple(f.id for f in after.findings)
     if as_json:
@@ -169,6 +167,12 @@ def _run(plan: FixPlan, before: Report | None, *, do_apply: bool, yes: bool, all
     else:
         click.echo(render_apply(result, before_ids, after_ids), nl=False)
     return ExitCode.PROBLEMS if after.verdict == "problems" else ExitCode.OK
+
+
+def diagnose_after(plan: FixPlan, result: Any) -> Report:
+    """The static diagnosis after an apply, with the environment as activation leaves it when an
+    activation hook was written (the CLI's and the TUI's judge of "no new finding")."""
+    return _diagnose(plan.python, _activated_env(plan) if _hook_done(plan, result) else None)
 
 
 def before_ids_of(plan: FixPlan, before: Report | None) -> tuple[str, ...]:

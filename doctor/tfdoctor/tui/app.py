@@ -58,6 +58,9 @@ class DoctorApp(App[None]):
         self.before: Report | None = None
         """The report before the last fix was applied (the fix screen's "before")."""
         self.fix_summary: FixesDone | None = None
+        self.fixing: str | None = None
+        """"apply" or "undo" while the applier runs (one at a time), else None."""
+        self.quit_when_fixed = False
         self.exported: Path | None = None
 
     def on_mount(self) -> None:
@@ -124,7 +127,17 @@ class DoctorApp(App[None]):
         return True
 
     async def action_quit(self) -> None:
-        """Quit; during a run, first stop it and wait for its child processes to end."""
+        """Quit; during a run, first stop it and wait for its child processes to end; during a
+        fix, first stop it and wait until the environment is restored (then say so)."""
+        if self.fixing is not None:
+            if not self.quit_when_fixed:
+                self.quit_when_fixed = True
+                stop = getattr(self.applier, "stop", None)
+                if callable(stop) and self.fixing == "apply":
+                    stop()
+                self.notify("Stopping the fix and restoring the environment; tfdoctor quits "
+                            "when it is back as it was.", title="Quit", timeout=30)
+            return
         if not self.running:
             self.exit()
             return
@@ -194,26 +207,41 @@ class DoctorApp(App[None]):
         if self.report is not None:
             self.push_screen(DetailScreen(self.report, finding=finding, outcome=outcome))
 
-    def apply_fixes(self, fix_ids: list[str]) -> None:
-        """Apply through the injected applier, in a worker; then re-run for the "after"."""
-        self.before = self.report
-        self._run_applier("apply", fix_ids)
+    def apply_fixes(self, plan: Any, fix_ids: list[str]) -> None:
+        """Apply these steps of `plan` through the injected applier, in a worker (one at a
+        time); then re-run the diagnosis for the "after"."""
+        if self.fixing is None and self.applier is not None:
+            self.before = self.report
+            self._start_fix("apply", plan, fix_ids)
 
-    def undo_fixes(self) -> None:
-        self.before = self.report
-        self._run_applier("undo", [])
+    def undo_fixes(self, prefix: str) -> None:
+        if self.fixing is None and self.applier is not None:
+            self.before = self.report
+            self._start_fix("undo", prefix, [])
+
+    def _start_fix(self, action: str, target: Any, fix_ids: list[str]) -> None:
+        self.fixing = action
+        self.refresh_bindings()
+        self._run_applier(action, target, fix_ids)
 
     @work(thread=True, group="fixes", exit_on_error=False)
-    def _run_applier(self, action: str, fix_ids: list[str]) -> None:
+    def _run_applier(self, action: str, target: Any, fix_ids: list[str]) -> None:
+        applier: Any = self.applier
         try:
-            undo = getattr(self.applier, "undo", None)
-            summary = self.applier(fix_ids) if action == "apply" else undo()  # type: ignore[misc]
+            summary = applier(target, fix_ids) if action == "apply" else applier.undo(target)
             self.post_message(FixesDone(action, str(summary)))
         except Exception as exc:  # noqa: BLE001  (a failed fix is shown, never a crash)
-            self.post_message(FixesDone(action, f"{type(exc).__name__}: {exc}", failed=True))
+            self.post_message(FixesDone(action, str(exc) or type(exc).__name__, failed=True))
 
     def on_fixes_done(self, message: FixesDone) -> None:
-        self.fix_summary = message
+        self.fix_summary, self.fixing = message, None
+        self.refresh_bindings()
+        if self.quit_when_fixed:
+            verb = "Undo" if message.action == "undo" else "Fix"
+            how = ("stopped" if "stopped by quit" in message.summary
+                   else "failed" if message.failed else "finished")
+            self.exit(message=f"{verb} {how}: {message.summary}")
+            return
         self.start_run()
 
 

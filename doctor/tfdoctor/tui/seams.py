@@ -10,10 +10,11 @@ import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from tfdoctor.diagnose import SmokeOptions
+    from tfdoctor.fixing.model import FixPlan
     from tfdoctor.host import Host
     from tfdoctor.registry import CheckConfig
     from tfdoctor.report import Report
@@ -28,8 +29,22 @@ class LoadReport(Protocol):
     def __call__(self, progress: Progress, cancel: threading.Event) -> Report: ...
 
 
-Applier = Callable[[list[str]], str]
-"""applier(fix_ids) -> a before/after summary; may also have `.undo() -> str`."""
+
+
+class Applier(Protocol):
+    """Applies steps of a fix plan (PlanApplier; tests inject fakes). Blocking, in a worker."""
+
+    def plan(self, report: Report) -> FixPlan: ...
+
+    def __call__(self, plan: FixPlan, fix_ids: list[str]) -> str: ...
+
+    def stop(self) -> None: ...
+
+    def undoable(self, prefix: str) -> bool: ...
+
+    def undo(self, prefix: str) -> str: ...
+
+
 Exporter = Callable[["Report", Path], Path]
 """exporter(report, path) -> the file written (owner-only permissions); OSError when it cannot."""
 
@@ -88,41 +103,62 @@ def summary_after_tui(report: Report) -> str:
 
 
 class PlanApplier:
-    """The real applier: plans from a fresh static diagnosis, applies the chosen automatic steps.
+    """The real applier: applies exactly the steps of the plan the fix screen showed (the CLI's
+    `apply_plan`, with its lock, backups, checks and rollback), then judges the result with a
+    fresh static diagnosis: a finding that was not there before rolls the apply back.
 
-    The TUI has already shown the commands and asked; root steps are never offered here (they
-    stay commands for a person). `undo()` reverts the last apply in the target environment.
+    Root steps are never applied here (they stay commands for a person). `stop()` asks a
+    running apply to stop: pip is stopped and the backup restored before the call returns.
     """
 
     def __init__(self, host: Host) -> None:
         self.host = host
-        self.prefix: str | None = None
+        self._cancel: Any = None
 
-    def __call__(self, fix_ids: list[str]) -> str:
-        from dataclasses import replace
-
-        from tfdoctor.diagnose import diagnose
-        from tfdoctor.fixing.apply import apply_plan
+    def plan(self, report: Report) -> FixPlan:
+        """The plan the fix screen shows: the same planner as `tfdoctor fix`."""
         from tfdoctor.fixing.planner import plan_fixes
 
-        plan = plan_fixes(diagnose(self.host))
+        return plan_fixes(report)
+
+    def __call__(self, plan: FixPlan, fix_ids: list[str]) -> str:
+        from dataclasses import replace
+
+        from tfdoctor.fixing.apply import apply_plan, require_idle
+        from tfdoctor.fixing.commands import diagnose_after
+        from tfdoctor.fixing.proc import CancelToken
+
+        require_idle(plan.prefix)
         steps = tuple(s for s in plan.steps if s.fix_id in fix_ids and s.automatic)
         if not steps:
-            return "Nothing to apply: the selected fixes are no longer needed."
+            return "Nothing to apply: no step of the plan was selected."
+        self._cancel = CancelToken()
         result = apply_plan(replace(plan, steps=steps), confirm=lambda _s: True,
-                            confirm_root=lambda _s: False)
-        self.prefix = plan.prefix
+                            confirm_root=lambda _s: False, cancel=self._cancel,
+                            what="the tfdoctor TUI's apply",
+                            judge=lambda r: tuple(f.id for f in diagnose_after(plan, r).findings))
         lines = [f"{r.fix_id}: {r.status}" + (f" ({r.detail})" if r.detail else "")
                  for r in result.steps]
-        journal = f"journal: {result.journal}" if result.journal else "nothing changed"
+        journal = (f"journal: {result.journal} (u undoes it)" if result.journal
+                   else "nothing changed")
         return "\n".join([*lines, journal])
 
-    def undo(self) -> str:
+    def stop(self) -> None:
+        """Quit during an apply: stop pip and restore the backup (the apply call then returns)."""
+        if self._cancel is not None:
+            self._cancel.set("quit")
+
+    def undoable(self, prefix: str) -> bool:
+        """Whether an apply in this environment is there to undo."""
+        from tfdoctor.fixing.journal import Journal
+
+        return bool(prefix) and Journal.latest(prefix) is not None
+
+    def undo(self, prefix: str) -> str:
         from tfdoctor.fixing.apply import undo_last
 
-        if self.prefix is None:
-            raise RuntimeError("nothing applied in this session; use `tfdoctor fix --undo`")
-        return f"undone (journal: {undo_last(self.prefix)})"
+        return (f"undone: the environment is byte for byte as before the apply "
+                f"(journal: {undo_last(prefix, 'the tfdoctor TUI undo')})")
 
 
 def export_support_report(report: Report, path: Path) -> Path:

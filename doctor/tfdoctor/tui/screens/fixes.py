@@ -1,8 +1,13 @@
-"""The fix plan: review every command, apply the chosen fixes after a confirmation, see the
-verdict before and after, undo. Applying goes through the app's injected applier only."""
+"""The fix plan, the CLI's own: the same planner, the same step text (fixing/render.py), the same
+apply. Steps tfdoctor applies are selectable; manual ones are commands for a person and are never
+"applied". One apply at a time; undo only when there is something to undo; after either, the
+diagnosis re-runs and the plan is rebuilt from it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -11,14 +16,25 @@ from textual.screen import Screen
 from textual.widgets import Footer, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-from tfdoctor.findings import Finding
 from tfdoctor.render_text import headline
 from tfdoctor.tui.screens.confirm import ConfirmScreen
 from tfdoctor.tui.state import doctor
 
+if TYPE_CHECKING:
+    from tfdoctor.fixing.model import FixPlan, FixStep
+
+
+def tags(step: FixStep) -> str:
+    """Who applies it and how: the CLI's tags, plus "applied by tfdoctor" or "manual"."""
+    out = ["applied by tfdoctor" if step.automatic else "manual: for you to run", step.kind]
+    if step.needs_root:
+        out.append("needs root")
+    out.append("reversible" if step.reversible else "not reversible")
+    return ", ".join(out)
+
 
 class FixScreen(Screen[None]):
-    """Fixes the doctor may apply (selectable), and root-level ones printed for a human."""
+    """Fixes tfdoctor applies (selectable, with commands and diffs) and manual ones to copy."""
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
@@ -26,59 +42,131 @@ class FixScreen(Screen[None]):
         Binding("u", "undo", "Undo"),
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.plan: FixPlan | None = None
+        self.plan_error: str | None = None
+        self.previews: dict[int, Any] = {}
+        self.undoable = False
+        self._planned = False
+
+    def _build_plan(self) -> None:
+        """The plan of the app's report, by the applier's planner (the CLI's) when it has one."""
+        app = doctor(self)
+        self.plan, self.plan_error, self.previews, self._planned = None, None, {}, True
+        if app.report is None:
+            return
+        try:
+            from tfdoctor.fixing.planner import plan_fixes
+
+            planner: Any = getattr(app.applier, "plan", None) or plan_fixes
+            self.plan = planner(app.report)
+        except Exception as exc:  # noqa: BLE001  (a plan that cannot be made is shown, not raised)
+            self.plan_error = f"{type(exc).__name__}: {exc}"
+
     def compose(self) -> ComposeResult:
-        fixable, manual = self._fixes()
+        if not self._planned:
+            self._build_plan()
+        plan = self.plan
         with VerticalScroll(id="fixes"):
-            yield Static(Content.styled("Fixes the doctor can apply (space selects)", "bold"),
-                         classes="heading")
-            if fixable:
-                options = (Selection(Content.assemble((fid, "bold"), f"  {f.id}"), fid)
-                           for fid, f in fixable.items())
-                yield SelectionList[str](*options, id="fix-select")
-            else:
-                yield Static("None: no finding has a fix the doctor can apply.", classes="muted")
-            yield Static(self._commands(fixable, manual), id="fix-commands")
-            yield Static(self._note(fixable), id="fix-note", classes="muted")
+            yield Static(self._heading(), classes="heading", id="fix-heading")
+            auto = [(i, s) for i, s in enumerate(plan.steps) if s.automatic] if plan else []
+            manual = [(i, s) for i, s in enumerate(plan.steps) if not s.automatic] if plan else []
+            if auto:
+                yield Static(Content.styled("Applied by tfdoctor (space selects, a applies)",
+                                            "bold"))
+                yield SelectionList[str](*(Selection(Content.assemble(
+                    (s.fix_id, "bold"), f"  [{tags(s)}]  fixes: {', '.join(s.findings)}"), s.fix_id)
+                    for _i, s in auto), id="fix-select")
+                yield Static(self._steps_text(auto), id="fix-commands")
+            elif plan is not None:
+                yield Static("None: no step of this plan can be applied by tfdoctor.",
+                             classes="muted")
+            if manual:
+                yield Static(Content.styled("\nManual: run these yourself (tfdoctor never "
+                                            "applies them)", "bold"))
+                yield Static(self._steps_text(manual), id="fix-manual")
+            yield Static(self._note(), id="fix-note", classes="muted")
+            yield Static("", id="fix-progress")
             yield Static("", id="fix-result")
         yield Footer()
 
     def on_mount(self) -> None:
-        for name in ("report", "running"):
-            self.watch(self.app, name, self._show_result, init=False)
-        self._show_result()
+        self.watch(self.app, "report", self._report_changed, init=False)
+        self.watch(self.app, "running", self._show_result, init=False)
+        self._after_change()
         for selection in self.query(SelectionList):
             selection.focus()
 
-    def _fixes(self) -> tuple[dict[str, Finding], dict[str, Finding]]:
-        """fix id -> the first finding naming it; split into applicable and root-only."""
-        report = doctor(self).report
-        fixable: dict[str, Finding] = {}
-        manual: dict[str, Finding] = {}
-        for f in report.findings if report else ():
-            rem = f.remediation
-            if rem is None:
-                continue
-            (manual if rem.needs_root else fixable).setdefault(rem.fix_id, f)
-        return fixable, manual
+    def _after_change(self) -> None:
+        self._refresh_undoable()
+        self._show_result()
+        self._load_previews()
 
-    def _commands(self, fixable: dict[str, Finding], manual: dict[str, Finding]) -> Content:
-        lines: list[Content] = []
-        groups = (("Commands of each fix", fixable), ("Run these yourself (need root)", manual))
-        for title, group in groups:
-            if not group:
-                continue
-            lines.append(Content.styled(f"\n{title}", "bold"))
-            for fid, f in group.items():
-                lines.append(Content.assemble((fid, "bold $text-accent"), f": {f.message}"))
-                lines.extend(Content(f"  $ {c}") for c in f.remediation.commands)  # type: ignore[union-attr]
-        return Content("\n").join(lines)
+    async def _report_changed(self, _value: object = None) -> None:
+        """After an apply or undo the diagnosis re-ran: the plan is rebuilt from it."""
+        self._build_plan()
+        await self.recompose()
+        self._after_change()
+        for selection in self.query(SelectionList):
+            selection.focus()
 
-    def _note(self, fixable: dict[str, Finding]) -> str:
+    def _heading(self) -> Content:
+        plan = self.plan
+        if self.plan_error:
+            return Content.styled(f"Cannot make the fix plan: {self.plan_error}", "bold $text-error")
+        if plan is None:
+            return Content.styled("No report yet.", "bold")
+        if not plan.steps:
+            return Content.styled(f"Nothing to fix for {plan.python}.", "bold")
+        auto = sum(s.automatic for s in plan.steps)
+        return Content.styled(f"Fix plan for {plan.python} ({plan.env_kind}): {len(plan.steps)} "
+                              f"step(s), {auto} tfdoctor can apply, {len(plan.steps) - auto} "
+                              "for a person", "bold")
+
+    def _steps_text(self, steps: list[tuple[int, FixStep]]) -> Content:
+        from tfdoctor.fixing.render import render_step
+
+        return Content("\n".join(render_step(i + 1, s, self.previews.get(i)) for i, s in steps))
+
+    def _note(self) -> str:
         if doctor(self).applier is None:
-            return "\nApplying needs the fix planner, which this build lacks: run the commands " \
-                "yourself."
-        return "\na applies the selected fixes (after a confirmation); u undoes the last apply." \
-            if fixable else ""
+            return "\nThis build cannot apply fixes: run the commands yourself."
+        return "\na applies the selected steps after a confirmation that shows their commands " \
+            "and diffs; u undoes the last apply; q during an apply waits for the rollback."
+
+    @work(thread=True, exclusive=True, group="fix-previews", exit_on_error=False)
+    def _load_previews(self) -> None:
+        """The diff of every file a step would write (its script run on scratch copies)."""
+        from tfdoctor.fixing.preview import preview_files
+
+        plan = self.plan
+        if plan is None:
+            return
+        previews = {}
+        for i, step in enumerate(plan.steps):
+            if step.files:
+                try:
+                    previews[i] = preview_files(step)
+                except Exception:  # noqa: BLE001, S112  (no diff to show: the commands still are)
+                    continue
+        self.app.call_from_thread(self._show_previews, plan, previews)
+
+    def _show_previews(self, plan: FixPlan, previews: dict[int, Any]) -> None:
+        if plan is not self.plan or not previews:
+            return
+        self.previews = previews
+        steps = list(enumerate(plan.steps))
+        for widget_id, automatic in (("#fix-commands", True), ("#fix-manual", False)):
+            for widget in self.query(widget_id).results(Static):
+                widget.update(self._steps_text([(i, s) for i, s in steps
+                                                if s.automatic == automatic]))
+
+    def _refresh_undoable(self) -> None:
+        applier, plan = doctor(self).applier, self.plan
+        check = getattr(applier, "undoable", None)
+        self.undoable = bool(plan and callable(check) and check(plan.prefix))
+        self.refresh_bindings()
 
     def _selected(self) -> list[str]:
         found = self.query(SelectionList)
@@ -86,32 +174,59 @@ class FixScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         app = doctor(self)
+        idle = app.fixing is None and not app.running
         if action == "apply":
-            return app.applier is not None and bool(self._fixes()[0])
+            can = app.applier is not None and bool(self.plan and any(
+                s.automatic for s in self.plan.steps))
+            return (True if idle else None) if can else False
         if action == "undo":
-            return callable(getattr(app.applier, "undo", None))
+            return (True if idle else None) if self.undoable else False
         return True
 
     def action_apply(self) -> None:
+        app, plan = doctor(self), self.plan
+        if app.fixing is not None or plan is None:
+            return
         chosen = self._selected()
         if not chosen:
-            self.notify("Select a fix first (space).", severity="warning")
+            self.notify("Select a step first (space).", severity="warning")
             return
-        fixable = self._fixes()[0]
+        steps = [(i, s) for i, s in enumerate(plan.steps) if s.fix_id in chosen and s.automatic]
         question = Content("\n").join([
-            Content.styled(f"Apply {len(chosen)} fix(es)? These commands will run:", "bold"),
-            *(Content(f"  $ {c}") for fid in chosen
-              for c in fixable[fid].remediation.commands),  # type: ignore[union-attr]
-        ])
+            Content.styled(f"Apply {len(steps)} step(s)? tfdoctor will run exactly this:", "bold"),
+            self._steps_text(steps)])
         self.app.push_screen(ConfirmScreen(question, yes="Apply"),
-                             lambda yes: doctor(self).apply_fixes(chosen) if yes else None)
+                             lambda yes: self._apply(plan, chosen) if yes else None)
+
+    def _apply(self, plan: FixPlan, chosen: list[str]) -> None:
+        doctor(self).apply_fixes(plan, chosen)
+        self._show_progress()
 
     def action_undo(self) -> None:
-        self.app.push_screen(ConfirmScreen(Content("Undo the last applied fixes?"), yes="Undo"),
-                             lambda yes: doctor(self).undo_fixes() if yes else None)
+        if not self.undoable or self.plan is None:
+            return
+        prefix = self.plan.prefix
+        self.app.push_screen(ConfirmScreen(Content(f"Undo the last apply in {prefix}?"),
+                                           yes="Undo"),
+                             lambda yes: self._undo(prefix) if yes else None)
+
+    def _undo(self, prefix: str) -> None:
+        doctor(self).undo_fixes(prefix)
+        self._show_progress()
+
+    def _show_progress(self) -> None:
+        action = doctor(self).fixing
+        self.refresh_bindings()
+        if action is not None:
+            self.query_one("#fix-progress", Static).update(Content.styled(
+                f"\n{'Applying' if action == 'apply' else 'Undoing'} ... (keys are disabled; "
+                "q waits for the environment to be restored)", "bold $text-warning"))
 
     def _show_result(self, _value: object = None) -> None:
         app = doctor(self)
+        self.refresh_bindings()
+        if app.fixing is None:
+            self.query_one("#fix-progress", Static).update("")
         done = app.fix_summary
         if done is None:
             return
