@@ -27,7 +27,8 @@
 # interpreter that never imports TensorFlow pays one list insert. A missing library is skipped.
 set -eu
 
-prepend=; remove=; xla=; cvd_from=; cvd_to=; cvd=; growth=; preload=; only_for=
+prepend=; remove=; fremove=; xla=; cvd_from=; cvd_to=; cvd=; growth=; preload=; only_for=
+fq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/[\\\\']/\\\\&/g")"; }  # fish quoting
 q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 pyq() {  # a Python string literal for a path; quotes, backslashes and newlines are refused
     case "$1" in
@@ -38,8 +39,9 @@ pyq() {  # a Python string literal for a path; quotes, backslashes and newlines 
 }
 while [ "$#" -gt 2 ]; do
     case "$1" in
-        --prepend) prepend="${prepend:+$prepend:}$2"; remove="${remove:+$remove|}$(q "$2")"; shift 2 ;;
-        --remove) remove="${remove:+$remove|}$(q "$2")"; shift 2 ;;
+        --prepend) prepend="${prepend:+$prepend:}$2"; remove="${remove:+$remove|}$(q "$2")"
+                   fremove="$fremove $(fq "$2")"; shift 2 ;;
+        --remove) remove="${remove:+$remove|}$(q "$2")"; fremove="$fremove $(fq "$2")"; shift 2 ;;
         --xla-data-dir) xla=$2; shift 2 ;;
         --cvd-from) cvd_from=$2; cvd=1; shift 2 ;;
         --cvd-to) cvd_to=$2; shift 2 ;;
@@ -102,13 +104,63 @@ restore() {
 }
 
 wrap_deactivate() {  # venv: `deactivate` puts our variables back as they were before activation
-    # bin/activate is bash/zsh-only (venv docs), so typeset -f is there to copy the function.
+    # Copying a function needs `typeset -f` (bash, zsh); dash has no way to, so there the
+    # variables are set but `deactivate` leaves them (dash sources bin/activate all the same).
+    echo 'if command -v typeset >/dev/null 2>&1; then'
     echo 'eval "$(typeset -f deactivate | sed '"'"'1s/^deactivate/_tfdoctor_venv_deactivate/'"'"')"'
     echo 'deactivate () {'
     echo '    _tfdoctor_venv_deactivate "$@"'
     restore | sed 's/^/    /'
     echo '    [ "${1-}" = nondestructive ] || unset -f _tfdoctor_venv_deactivate'
     echo '}'
+    echo 'fi'
+}
+
+fish_block() {  # the same for bin/activate.fish: save, change, and a wrapped `deactivate`
+    echo 'if not set -q _TFDOCTOR_HOOKED'
+    echo "    for _tfdoctor_v in $vars"
+    echo '        if set -q $_tfdoctor_v; set -gx _TFDOCTOR_OLD_$_tfdoctor_v "$$_tfdoctor_v"'
+    echo '        else; set -e _TFDOCTOR_OLD_$_tfdoctor_v; end'
+    echo '    end'
+    echo '    set -gx _TFDOCTOR_HOOKED 1'
+    echo 'end'
+    if [ -n "$fremove" ]; then
+        echo 'set -l _tfdoctor_new'
+        printf 'for _tfdoctor_d in %s (string split : -- "$LD_LIBRARY_PATH")\n' \
+            "$(printf '%s' "$prepend" | tr ':' '\n' | while IFS= read -r d; do [ -n "$d" ] && printf '%s ' "$(fq "$d")"; done)"
+        echo '    if test -n "$_tfdoctor_d"; and not contains -- $_tfdoctor_d $_tfdoctor_new'
+        printf '        if not contains -- $_tfdoctor_d%s; or contains -- $_tfdoctor_d %s\n' "$fremove" \
+            "$(printf '%s' "$prepend" | tr ':' '\n' | while IFS= read -r d; do [ -n "$d" ] && printf '%s ' "$(fq "$d")"; done)''"
+        echo '            set -a _tfdoctor_new $_tfdoctor_d'
+        echo '        end'
+        echo '    end'
+        echo 'end'
+        echo 'if test (count $_tfdoctor_new) -gt 0; set -gx LD_LIBRARY_PATH (string join : -- $_tfdoctor_new)'
+        echo 'else; set -e LD_LIBRARY_PATH; end'
+    fi
+    if [ -n "$xla" ]; then
+        printf 'set -gx XLA_FLAGS (string trim -- "$XLA_FLAGS "%s)\n' "$(fq "--xla_gpu_cuda_data_dir=$xla")"
+    fi
+    if [ -n "$cvd" ]; then
+        if [ -n "$cvd_to" ]; then set_cvd="set -gx CUDA_VISIBLE_DEVICES $(fq "$cvd_to")"
+        else set_cvd="set -e CUDA_VISIBLE_DEVICES"; fi
+        printf 'if set -q CUDA_VISIBLE_DEVICES; and test "$CUDA_VISIBLE_DEVICES" = %s; %s; end\n' \
+            "$(fq "$cvd_from")" "$set_cvd"
+    fi
+    if [ -n "$growth" ]; then
+        echo "set -gx TF_FORCE_GPU_ALLOW_GROWTH true"
+    fi
+    echo 'functions -e _tfdoctor_venv_deactivate; functions -c deactivate _tfdoctor_venv_deactivate'
+    echo 'function deactivate -d "Exit the virtual environment; tfdoctor puts its variables back"'
+    echo '    _tfdoctor_venv_deactivate $argv'
+    echo "    for _tfdoctor_v in $vars"
+    echo '        set -l _tfdoctor_o _TFDOCTOR_OLD_$_tfdoctor_v'
+    echo '        if set -q $_tfdoctor_o; set -gx $_tfdoctor_v $$_tfdoctor_o; else; set -e $_tfdoctor_v; end'
+    echo '        set -e $_tfdoctor_o'
+    echo '    end'
+    echo '    set -e _TFDOCTOR_HOOKED'
+    echo '    test "$argv[1]" = nondestructive; or functions -e _tfdoctor_venv_deactivate'
+    echo 'end'
 }
 
 begin="# >>> tfdoctor activation hook >>>"
@@ -125,6 +177,14 @@ case "$mode" in
         # cat keeps the file's inode and mode; only its bytes change.
         cat "$tmp" > "$target"
         rm -f "$tmp"
+        fish="${target}.fish"  # every activate script the venv has: fish too (csh: not yet)
+        if [ -f "$fish" ]; then
+            awk -v b="$begin" -v e="$end" '$0 == b {skip = 1} !skip {print} $0 == e {skip = 0}' \
+                "$fish" > "$tmp"
+            { echo "$begin"; echo "$note"; fish_block; echo "$end"; } >> "$tmp"
+            cat "$tmp" > "$fish"
+            rm -f "$tmp"
+        fi
         ;;
     conda)
         mkdir -p "$target/etc/conda/activate.d" "$target/etc/conda/deactivate.d"

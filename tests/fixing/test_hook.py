@@ -83,7 +83,7 @@ def test_hook_plan_preloads_libraries_and_hooks_only_the_shell_fixes(tmp_path):
     assert shell.fix_id == "remove-stub-libcuda-from-path"
     assert shell.args == ("--remove", STUBS, "--cvd-from", "-1", "--cvd-to", "", "venv",
                           str(prefix / "bin" / "activate"))
-    assert shell.files == (str(prefix / "bin" / "activate"),)
+    assert shell.files == (str(prefix / "bin" / "activate"), str(prefix / "bin" / "activate.fish"))
     assert preload.fix_id == "activation-hook-ld-library-path"
     assert preload.findings == ("cuda-library-missing",)
     assert preload.args == ("--preload", f"{site}/nvidia/cudnn/lib/libcudnn.so.9",
@@ -219,3 +219,31 @@ def test_judge_env_activates_only_a_shell_hook(tmp_path):
                            "LD_LIBRARY_PATH": f"{STUBS}:/opt/x"})
     assert env is not None and "CUDA_VISIBLE_DEVICES" not in env
     assert env["LD_LIBRARY_PATH"] == "/opt/x" and env["VIRTUAL_ENV"] == str(prefix)
+
+
+def test_shell_hook_covers_fish_and_dash(tmp_path):
+    """Where a shell hook is still needed it goes into every activate script the venv has that
+    tfdoctor can hook (bin/activate for bash/zsh/dash, activate.fish); deactivate restores in
+    fish; dash sources bin/activate without `typeset` errors; undo restores both byte for byte."""
+    import shutil
+
+    import pytest
+
+    prefix = venv(tmp_path)
+    fish = prefix / "bin" / "activate.fish"
+    original = fish.read_bytes(), (prefix / "bin" / "activate").read_bytes()
+    apply_plan(plan_fixes(judge(broken_env_facts(prefix))), yes, no)
+    base = {"PATH": "/usr/bin:/bin", "LD_LIBRARY_PATH": f"{STUBS}:/opt/x", "CUDA_VISIBLE_DEVICES": "-1"}
+    dash = subprocess.run(["dash", "-c", '. "$0/bin/activate"; echo "$LD_LIBRARY_PATH"', str(prefix)],
+                          env=base, capture_output=True, text=True, check=True)
+    assert dash.stdout.split() == ["/opt/x"] and not dash.stderr
+    if shutil.which("fish"):
+        out = subprocess.run(["fish", "-c", f"source '{fish}'; source '{fish}'; "
+                              'echo "in=$LD_LIBRARY_PATH cvd=$CUDA_VISIBLE_DEVICES"; deactivate; '
+                              'echo "out=$LD_LIBRARY_PATH cvd=$CUDA_VISIBLE_DEVICES"'],
+                             env=base, capture_output=True, text=True, check=True).stdout.split("\n")
+        assert out[:2] == ["in=/opt/x cvd=", f"out={STUBS}:/opt/x cvd=-1"]
+    undo_last(str(prefix))
+    assert (fish.read_bytes(), (prefix / "bin" / "activate").read_bytes()) == original
+    if not shutil.which("fish"):
+        pytest.skip("fish not installed: the fish half ran only as far as writing the file")
