@@ -36,6 +36,15 @@ _TF = {
 _CONDA_TF = re.compile(r"^(?P<n>tensorflow(?:-base)?)\s+(?P<v>2\.\d+\.\d+)(?:\s+|-)(?P<b>(?:cuda|cpu|mkl|eigen|gpu)\w*)")
 _DETECTED = re.compile(r"(?:Detected an installation of version|The versions? of TensorFlow you are currently using is)"
                        r" (?P<v>2\.\d+\.\d+)")
+# pip's resolver: "tensorflow 2.12.0 depends on numpy<1.24 and >=1.22"; poetry: "tensorflow (2.14.0)
+# depends on wrapt (>=1.11.0,<1.15)"; setuptools: "numpy 1.18.5 is installed but numpy~=1.19.2 is
+# required by {'tensorflow'}".
+_DEPENDS = re.compile(r"(?:^|\s)(?P<who>tensorflow(?:-gpu|-cpu|-intel)?) \(?(?P<wv>\d+\.\d+[\w.]*)\)? depends on "
+                      r"(?P<dep>[A-Za-z0-9][\w.-]{0,80}) ?\(?(?P<spec>[^)]{0,80})\)?")
+_SETUPTOOLS = re.compile(r"(?P<dep>[A-Za-z0-9][\w.-]{0,80}) (?P<dv>\d[\w.]*) is installed but (?P=dep)"
+                         r"(?P<spec>\S{1,80}) is required by \{'(?P<who>tensorflow[\w-]*)'\}")
+_INSTALLED = re.compile(r"^Successfully installed (?P<list>.{1,20000})$")
+_PKG = re.compile(r"^(?P<n>[A-Za-z0-9][\w.-]*?)-(?P<v>\d[\w.+!]*)$")
 _FLAGS = re.compile(r"^flags\s*:\s*(?P<f>[a-z0-9_ ]{10,4000})$")
 _WANTED = ("sse4_1", "sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "amx_tile")
 
@@ -86,6 +95,32 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                         number,
                         NAME,
                     )
+        elif " depends on " in text and "tensorflow" in text:
+            dep = _DEPENDS.search(text)
+            if dep:
+                who = _norm(dep.group("who"))
+                yield Observation("tensorflow.distribution", (who, dep.group("wv")), number, NAME)
+                subject = f"{_norm(dep.group('dep'))} ({who} {dep.group('wv')} requires {dep.group('dep')} "\
+                          f"{dep.group('spec').strip()})"
+                yield Observation("log.cause", LogCause(id="pip-dependency-conflict", line=text[:500],
+                                                        subject=subject), number, NAME)
+        elif " is installed but " in text:
+            st = _SETUPTOOLS.search(text)
+            if st:
+                dep = _norm(st.group("dep"))
+                yield Observation("python.package", (dep, st.group("dv")), number, NAME)
+                subject = f"{dep} {st.group('dv')} ({st.group('who')} requires {dep}{st.group('spec')})"
+                yield Observation("log.cause", LogCause(id="pip-dependency-conflict", line=text[:500],
+                                                        subject=subject), number, NAME)
+        elif text.startswith("Successfully installed "):
+            inst = _INSTALLED.match(text)
+            for item in (inst.group("list").split() if inst else ()):
+                pkg = _PKG.match(item)
+                if pkg:
+                    name = _norm(pkg.group("n"))
+                    yield Observation("python.package", (name, pkg.group("v")), number, NAME)
+                    if name in _TF:
+                        yield Observation("tensorflow.distribution", (name, pkg.group("v")), number, NAME)
         elif not flags_done and text.startswith("flags"):
             f = _FLAGS.match(text)
             if f:
