@@ -182,3 +182,33 @@ def test_rerun_keeps_the_previous_findings_until_the_new_verdict() -> None:
         assert "Verdict: healthy" in text and "package-out-of-range" not in text
 
     drive(app, scenario, size=(120, 40))
+
+
+@pytest.mark.parametrize("state", ["stopped-during-import", "budget-during-import", "import-failed"])
+def test_checks_that_did_not_run_are_shown_as_not_run_with_the_reason(state: str) -> None:
+    """The bug: stopping during the TensorFlow import turned smoke-gpus into "[ok] TensorFlow
+    sees the GPUs". Now every smoke check that did not run is [..] with its reason, in the
+    table and in its detail, and the verdict is incomplete unless a real problem was found."""
+    from early_stops import EARLY_STOPS, make_facts
+    from tfdoctor.report import build_report
+
+    report = build_report(make_facts(EARLY_STOPS[state]))
+    app = make_app(Loader(report))
+
+    async def scenario(pilot):  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        text = screen_text(app)
+        rows = [line for line in text.splitlines() if "smoke-" in line and "[" in line]
+        # After a failed import the child ended normally: its whole log was read and judged.
+        judged = ("smoke-log",) if state == "import-failed" else ()
+        assert not any("[ok]" in row for row in rows if not any(j in row for j in judged)), rows
+        assert any("[..]" in row and "smoke-tensor-cores" in row for row in rows), rows
+        expect = "1 problem(s); root cause: smoke-import-failed" if state == "import-failed" \
+            else "incomplete"
+        assert f"Verdict: {expect}" in text
+        outcome = next(o for o in report.outcomes if o.check == "smoke-tensor-cores")
+        app.open_detail(outcome=outcome)
+        await pilot.pause()
+        assert f"Why: {outcome.reason}"[:60] in " ".join(screen_text(app).split())
+
+    drive(app, scenario, size=(160, 50))

@@ -122,5 +122,7 @@ class DetailScreen(Screen[None]):
         yield Static(Content.assemble(("Check ", "bold"), (self.outcome.check, "bold"),
                                       f" ({self.outcome.area}): {self.outcome.title}, ",
                                       status_badge(self.outcome.status)), classes="heading")
+        if self.outcome.reason:  # not run / could not check: say why, never look passed
+            yield Static(Content.assemble(("Why: ", "bold"), self.outcome.reason))
         if spec is not None and spec.doc:
             yield Static(Content(spec.doc), classes="doc")

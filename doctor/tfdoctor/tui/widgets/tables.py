@@ -74,7 +74,8 @@ class OutcomesTable(DataTable[Content | Text]):
         if report is None:
             rows = [(PENDING, spec.id, spec.title) for spec in all_checks()]
         else:
-            rows = [(status_badge(o.status), o.check, o.title) for o in report.outcomes]
+            rows = [(status_badge(o.status), o.check,
+                     o.title + (f" ({o.reason})" if o.reason else "")) for o in report.outcomes]
         id_width = max((len(r[1]) for r in rows), default=5)
         # 3 columns x 2 cells of padding, the badge, and room for the vertical scrollbar.
         title_width = max(12, self.size.width - id_width - 4 - 6 - 2)
