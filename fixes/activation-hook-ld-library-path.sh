@@ -199,10 +199,10 @@ case "$mode" in
         # One line of code: site.py executes lines that start with `import`; `#` lines are
         # comments. No module file, so no __pycache__ is left behind by an undo.
         {
-            echo "$begin"
+            echo "# >>> tfdoctor start-up preload >>>"
             echo "$note"
             printf '%s\n' "import sys; exec(\"def _tfdoctor_preload(libs, only_for):\n import os\n class TfdoctorPreload:\n  @staticmethod\n  def find_spec(name, path=None, target=None):\n   if name == 'tensorflow' and TfdoctorPreload in sys.meta_path:\n    sys.meta_path.remove(TfdoctorPreload)\n    if os.path.isdir(only_for):\n     import ctypes\n     for lib in libs:\n      try:\n       ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)\n      except OSError:\n       pass\n   return None\n sys.meta_path.insert(0, TfdoctorPreload)\n_tfdoctor_preload(($preload), $only_for)\ndel _tfdoctor_preload\n\")"
-            echo "$end"
+            echo "# <<< tfdoctor start-up preload <<<"
         } > "$target.tfdoctor-tmp"
         mv -f "$target.tfdoctor-tmp" "$target"
         ;;
