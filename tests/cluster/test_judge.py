@@ -117,3 +117,15 @@ def test_a_nodes_interconnect_is_judged_once_for_the_workers_it_hosts():
     found = [f for f in doc["findings"] if f["id"] == "node-nvlink-down"]
     assert len(found) == 1 and found[0]["message"].startswith("worker:0's node: NVLink links down")
     assert doc["verdict"]["root_cause"] == "node-nvlink-down" and exit_code(doc) == ExitCode.PROBLEMS
+
+
+def test_every_cluster_finding_id_is_documented():
+    """Finding ids are a public contract: each one the code can emit has a row in docs/cluster.md."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = "".join((root / "doctor/tfdoctor/cluster" / f).read_text() for f in ("judge.py", "topology.py"))
+    emitted = set(re.findall(r'"((?:cluster|node)-[a-z0-9-]+)"', code)) - {"cluster-node"}
+    documented = set(re.findall(r"^\| `([a-z0-9-]+)` \|", (root / "docs/cluster.md").read_text(), re.M))
+    assert emitted and emitted <= documented, emitted - documented

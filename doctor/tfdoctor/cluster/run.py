@@ -256,11 +256,16 @@ def run_slurm(opts: Options, nodes: int | None, port: int) -> tuple[dict[str, An
     proc = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env
     )
+    from tfdoctor.host import kill_group, track_group
+
+    track_group(proc)  # Ctrl+C / SIGTERM of tfdoctor kills srun, and srun its tasks
     try:
         out, err = proc.communicate(timeout=opts.timeout + 60)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, 9)
+        kill_group(proc)
         out, err = proc.communicate()
+    finally:
+        track_group(proc, live=False)
     try:  # only the chief task writes to stdout
         parsed = json.loads(out[out.find("{") :]) if "{" in out else None
     except ValueError:
