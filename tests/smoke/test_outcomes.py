@@ -154,3 +154,26 @@ def test_real_budget_exhausted_run_is_incomplete(tf_cpu_python: str):
     assert CheckStatus.PASSED not in smoke_rows.values(), smoke_rows
     assert report.verdict == "incomplete" and report.root_cause is None
     assert exit_code_for(report) is ExitCode.INCOMPLETE
+
+
+@pytest.mark.slow
+def test_real_runs_give_each_smoke_check_its_status(cpu_smoke: SmokeFacts,
+                                                     cuda_smoke: SmokeFacts):
+    """Statuses, not only "no warning": a finished tensorflow-cpu run on this GPU-less machine
+    passes what ran and is [--] for the GPU measurements; the CUDA build without a driver warns
+    that TensorFlow sees no GPU and leaves the GPU measurements [--] (none was expected)."""
+    cpu = {o.check: o.status for o in build_report(make_facts(cpu_smoke)).outcomes
+           if o.area == "smoke"}
+    assert cpu == {
+        "smoke-run": CheckStatus.PASSED, "smoke-gpus": CheckStatus.PASSED,
+        "smoke-log": CheckStatus.PASSED, "smoke-recipes": CheckStatus.PASSED,
+        "smoke-tensor-cores": CheckStatus.NOT_APPLICABLE,
+        "smoke-throughput": CheckStatus.NOT_APPLICABLE, "smoke-multi-gpu": CheckStatus.PASSED}
+    cuda = build_report(make_facts(cuda_smoke))
+    got = {o.check: o.status for o in cuda.outcomes if o.area == "smoke"}
+    assert got["smoke-gpus"] is CheckStatus.WARNED
+    assert got["smoke-tensor-cores"] is CheckStatus.NOT_APPLICABLE
+    # --only matmul: the recipes it did not ask for are [--], never "passed".
+    assert got["smoke-throughput"] is CheckStatus.NOT_APPLICABLE
+    expecting = build_report(make_facts(cuda_smoke), CheckConfig(expect_gpus=1))
+    assert {o.check: o.status for o in expecting.outcomes}["smoke-gpus"] is CheckStatus.FAILED

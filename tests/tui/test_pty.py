@@ -65,6 +65,9 @@ def test_real_run_keys_and_quit_leave_no_process(target: str, request: pytest.Fi
         child.send(key)
         child.expect(shown)
     child.send("q")
+    # The terminal keeps the target, the verdict (and root cause) after the TUI is gone.
+    child.expect(r"Diagnosing [^\r\n]+\r?\nVerdict: [^\r\n]+")
+    child.expect(r"tfdoctor --no-tui prints the whole report")
     child.expect(pexpect.EOF)
     child.close()
     expected = {"healthy": 0, "incomplete": 3, "could not check": 3}.get(verdict, 1)
