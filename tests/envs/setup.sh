@@ -2,6 +2,8 @@
 # Make the real TensorFlow venvs the tests use (idempotent; pip's cache makes reruns cheap).
 #   tf-cpu:  tensorflow-cpu 2.21.0
 #   tf-cuda: tensorflow[and-cuda] 2.21.0 (real CUDA 12 libraries from pip; about 6 GB)
+#   tf-cuda-2-17: tensorflow[and-cuda] 2.17.1 (the older release the loader oracle and the stub
+#                 libcuda are tested against: older Abseil, cuDNN 8; about 5 GB)
 set -euo pipefail
 envs="${TFDOCTOR_TEST_ENVS:-$HOME/.cache/tfdoctor/test-envs}"
 python="${PYTHON:-python3}"
@@ -22,3 +24,4 @@ make_env() {  # name, requirement
 
 make_env tf-cpu "tensorflow-cpu==2.21.0"
 make_env tf-cuda "tensorflow[and-cuda]==2.21.0"
+make_env tf-cuda-2-17 "tensorflow[and-cuda]==2.17.1"

@@ -26,7 +26,10 @@ RUN = HERE.parent / "fakegpu" / "run.py"
 PROBE = HERE / "tf_probe.py"
 SCENARIOS = HERE.parent / "probes_driver" / "scenarios"
 TFDOCTOR = [sys.executable, "-m", "tfdoctor"]
-LOG_LINE = re.compile(r"^([IWEF])\d{4} [\d:.]+\s+\d+ (\S+:\d+)\] (.*)$")
+# absl's format (TF >= 2.18: "W0000 00:00:1795464.4 2249 gpu_device.cc:2459] ...") and TSL's older
+# one (TF 2.17: "2026-11-23 20:20:09.021215: I tensorflow/core/.../gpu_device.cc:2446] ...").
+LOG_LINE = re.compile(r"^(?:([IWEF])\d{4} [\d:.]+\s+\d+ |\d{4}-\d\d-\d\d [\d:.]+: ([IWEF]) )"
+                      r"(?:\S*/)?(\S+:\d+)\] (.*)$")
 ADDING = re.compile(r"Adding visible gpu devices: ?([\d, ]*)")
 NOISE = ("oneDNN custom operations", "cpu_feature_guard", "rebuild TensorFlow with the appropriate")
 
@@ -83,7 +86,8 @@ def run_tensorflow(machine: Machine, python: str, site: Path, scratch: Path,
     answer = next((json.loads(line[8:]) for line in proc.stdout.splitlines()
                    if line.startswith("TFPROBE ")), None)
     assert answer is not None, f"tf_probe.py gave no answer (exit {proc.returncode}): {proc.stderr[-2000:]}"
-    log = tuple(f"{m.group(1)} {m.group(2)}] {m.group(3)}" for line in proc.stderr.splitlines()
+    log = tuple(f"{m.group(1) or m.group(2)} {m.group(3)}] {m.group(4)}"
+                for line in proc.stderr.splitlines()
                 if (m := LOG_LINE.match(line)) and not any(n in line for n in NOISE))
     kept = 0
     for line in log:

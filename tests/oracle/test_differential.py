@@ -97,3 +97,17 @@ def test_usable_gpu_counts_agree(name, outcomes):
     """The GPUs TensorFlow keeps equal tfdoctor's usable-GPU count."""
     tf, _, count, why = outcomes(name)
     assert count == tf.kept, f"tfdoctor: {count} ({why}); TensorFlow: {tf.kept}"
+
+
+def test_older_tensorflow_lists_the_fake_gpus(tf_cuda_217_python, tmp_path):
+    """TF 2.17 on the stub driver: lists both GPUs with name and CC, keeps both (its RUNPATH
+    reaches cuSOLVER, so the stock install works)."""
+    from oracle.differential import Machine
+
+    site = next((Path(tf_cuda_217_python).parent.parent / "lib").glob("python3*/site-packages"))
+    machine = Machine(("--gpus", "2", "--model", "NVIDIA A100-SXM4-80GB"))
+    tf = run_tensorflow(machine, tf_cuda_217_python, site, tmp_path)
+    assert tf.kept == 2
+    assert tf.answer["details"] == [{"name": "NVIDIA A100-SXM4-80GB", "cc": "8.0"}] * 2
+    _, count, why = run_tfdoctor(machine, tf_cuda_217_python, site, tmp_path)
+    assert count == 2, why

@@ -133,3 +133,33 @@ def test_only_the_full_run_asks_tensorflow(tf_cuda_python, quick):
     if not quick:
         assert facts.tf_loader is not None and len(facts.tf_loader.answers) >= 10
         assert facts.to_dict()["tf_loader"]["loader"] == "tsl::internal::DsoLoader"
+
+
+def test_tf_2_17_cupti_from_the_unversioned_fallback(tf_cuda_217_python):
+    """TF 2.17 (older Abseil Status): its RUNPATH lacks cuda_cupti and nccl, and when
+    libcupti.so.12 is not found its loader falls back to plain libcupti.so, which the ldconfig
+    cache gives from the CUDA 13.0 toolkit. tfdoctor's model knows no such fallback: TensorFlow's
+    answer wins and the disagreement is reported; every other library agrees."""
+    need(TOOLKIT.is_dir(), "no CUDA 13.0 toolkit at /usr/local/cuda-13.0")
+    h = host(tf_cuda_217_python)
+    issues: list = []
+    python, tf = probe_target(h, issues)
+    assert tf is not None and tf.version == "2.17.1"
+    loader = probe_tf_loader(h, issues, find_framework(tf.package_dir), tf)
+    assert loader is not None and loader.loader == "tsl::internal::DsoLoader"
+    said = answers(loader)
+    libs = {lib.name: lib for lib in probe_libraries(h, issues, python, tf, loader)}
+    assert said["cupti"].endswith("/libcupti.so") and "cuda-13.0" in said["cupti"]
+    cupti = libs["cupti"]
+    assert cupti.model_disagrees and cupti.model_path is None and cupti.found_via == "tensorflow"
+    assert cupti.path == said["cupti"]
+    assert "libcudnn.so.8" in said["cudnn"] and libs["cudnn"].soname == "libcudnn.so.8"
+    assert "libnccl.so.2: cannot open" in said["nccl"] and libs["nccl"].path is None
+    assert [n for n, lib in libs.items() if lib.model_disagrees] == ["cupti"]
+    from tfdoctor.facts import Facts, PythonFacts
+    from tfdoctor.report import build_report
+
+    facts = Facts(schema_version="2", tool_version="t", collected_at="t", python=PythonFacts(
+        executable=tf_cuda_217_python), tensorflow=tf, libraries=tuple(libs.values()), tf_loader=loader)
+    found = [f for f in build_report(facts).findings if f.id == "tf-loader-disagrees"]
+    assert len(found) == 1 and "libcupti.so.12" in found[0].message
