@@ -1,7 +1,7 @@
 """End to end with a real TensorFlow: tensorflow-cpu 2.21 with protobuf 4, fixed, verified, undone.
 
-The venv is made once per module from PyPI through pip's cache (about a minute): it must be
-its own venv, not the shared tests/envs one, because the tests break and repair it.
+The venv is a copy of the cached tests/envs tf-cpu venv (cached_envs.py: a second, no
+TensorFlow download), broken with `pip install "protobuf<5"`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from cached_envs import cached_env, copy_env
 from click.testing import CliRunner
-from fixing_venvs import freeze, make_venv, pip, tree_hash
+from fixing_venvs import freeze, pip, tree_hash
 from tfdoctor.fixing.commands import fix
 
 pytestmark = pytest.mark.slow
@@ -24,10 +25,8 @@ MATMUL = ("import tensorflow as tf; a = tf.constant([[1., 2.], [3., 4.]]); "
 @pytest.fixture(scope="module")
 def broken_tf(tmp_path_factory) -> Path:
     """A real tensorflow-cpu 2.21.0 venv, then `pip install "protobuf<5"` (TF needs >=6.31.1)."""
-    root = tmp_path_factory.mktemp("real-tf") / "venv"
-    python = make_venv(root)
-    pip(python, "tensorflow-cpu==2.21.0")
-    pip(python, "protobuf<5")
+    root = copy_env(cached_env("tf-cpu"), tmp_path_factory.mktemp("real-tf") / "venv")
+    pip(str(root / "bin" / "python"), "protobuf<5")
     return root
 
 
@@ -54,6 +53,7 @@ def test_real_tf_dry_run_apply_verify_undo(broken_tf: Path):
     applied = runner.invoke(fix, ["--python", python, "--apply", "--yes", "--json"])
     doc = json.loads(applied.stdout)
     assert "package-out-of-range" in doc["before"] and "package-out-of-range" not in doc["after"]
+    assert set(doc["after"]) <= set(doc["before"]), "the fix left a new finding"
     assert applied.exit_code == 0, applied.output
     run = subprocess.run([python, "-c", MATMUL], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
