@@ -167,3 +167,45 @@ def test_notebook_extension_in_a_real_kernel(tmp_path):
         assert f"data-id='{finding_id}'" in html
     assert "cuda-visible-devices-hides-all" in printed["ids"] or "tf-not-installed" in printed["ids"]
     assert "<pre" in html, "fix commands are shown"
+
+
+def test_kernelspec_env_fix_applies_and_undoes(tmp_path):
+    """A kernel whose kernel.json env hides the GPUs and puts a stub libcuda first: the fix
+    edits that block (no activation script reaches a kernel), through the real applier, with a
+    diff first; undo puts kernel.json back byte for byte."""
+    from helpers import change, healthy, judge
+    from tfdoctor.fixing.apply import apply_plan, undo_last
+    from tfdoctor.fixing.preview import preview_files
+    from tfdoctor.kernels.fix import plan_kernel_fix
+    from tfdoctor.kernels.specs import read_spec
+
+    stubs = "/usr/local/cuda/lib64/stubs"
+    d = write_spec(tmp_path / "kernels", "tf", sys.executable,
+                   env={"CUDA_VISIBLE_DEVICES": "-1", "LD_LIBRARY_PATH": f"{stubs}:/opt/x",
+                        "KEEP": "1"})
+    original = (d / "kernel.json").read_bytes()
+    spec = read_spec("tf", str(d))
+    facts = change(healthy(gpus=2), env={"CUDA_VISIBLE_DEVICES": "-1"},
+                   cuda_driver={"is_stub": True, "library": f"{stubs}/libcuda.so.1"})
+    plan = plan_kernel_fix(spec, judge(facts))
+    (step,) = plan.steps
+    assert step.args == ("--unset", "CUDA_VISIBLE_DEVICES", "--set", "LD_LIBRARY_PATH", "/opt/x",
+                         str(d / "kernel.json"))
+    (diff,) = [c.diff() for c in preview_files(step)]
+    assert any(ln.startswith("-") and "CUDA_VISIBLE_DEVICES" in ln for ln in diff.splitlines())
+    assert (d / "kernel.json").read_bytes() == original, "the preview changes nothing"
+    result = apply_plan(plan, lambda s: True, lambda s: False)
+    assert result.changed
+    env = json.loads((d / "kernel.json").read_text())["env"]
+    assert env == {"LD_LIBRARY_PATH": "/opt/x", "KEEP": "1"}
+    undo_last(str(d))
+    assert (d / "kernel.json").read_bytes() == original
+
+
+def test_kernelspec_env_fix_leaves_a_healthy_block_alone(kernels_env):
+    """`kernels --fix NAME` plans nothing when kernel.json's env breaks nothing found here (no
+    GPU: CUDA_VISIBLE_DEVICES=-1 hides nothing), and --apply without --fix is a usage error."""
+    done = CliRunner().invoke(cli, ["kernels", "--fix", "tf-cpu", "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["plan"]["steps"] == []
+    assert CliRunner().invoke(cli, ["kernels", "--apply"]).exit_code == 2

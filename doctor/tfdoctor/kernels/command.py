@@ -125,14 +125,31 @@ def judge_spec(spec: KernelSpec, shell: dict[str, str], shell_python: str) -> di
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout.")
+@click.option("--fix", "fix_name", metavar="NAME",
+              help="Show the fix of kernel NAME's kernel.json env block (a diff; a dry run).")
+@click.option("--apply", "do_apply", is_flag=True, help="With --fix: apply it (asks first).")
+@click.option("--yes", "-y", is_flag=True, help="With --fix --apply: do not ask.")
+@click.option("--undo", "undo_name", metavar="NAME",
+              help="Put kernel NAME's kernel.json back as it was before the last --fix --apply.")
 @click.pass_context
-def kernels(ctx: click.Context, as_json: bool) -> None:
+def kernels(ctx: click.Context, as_json: bool, fix_name: str | None, do_apply: bool, yes: bool,
+            undo_name: str | None) -> None:
     """List the installed Jupyter kernels with a one-line verdict each (static checks, as the
     kernel starts: its interpreter and its kernel.json env). `tfdoctor --kernel NAME` diagnoses
-    one in full.
+    one in full; `--fix NAME` corrects what its kernel.json env block breaks.
 
     Exit codes: 0 every Python kernel healthy, 1 a kernel has problems, 2 usage error.
     """
+    if undo_name is not None:
+        from tfdoctor.fixing.apply import undo_last
+
+        journal = undo_last(spec_named(undo_name, dict(os.environ)).resource_dir)
+        click.echo(f"Undone: {undo_name}'s kernel.json is as it was (journal: {journal}).")
+        return
+    if fix_name is not None:
+        ctx.exit(_fix(fix_name, do_apply, yes, as_json))
+    if do_apply or yes:
+        raise click.UsageError("--apply and --yes go with --fix NAME")
     from tfdoctor.cmdkit import target_python
     from tfdoctor.exit_codes import ExitCode
     from tfdoctor.kernels.specs import Difference, describe
@@ -152,3 +169,41 @@ def kernels(ctx: click.Context, as_json: bool) -> None:
             for d in r["differences"]:
                 click.echo(f"{'':<20} {describe(Difference(**d))}")
     ctx.exit(ExitCode.PROBLEMS if bad else ExitCode.OK)
+
+
+def _fix(name: str, do_apply: bool, yes: bool, as_json: bool) -> int:
+    """Plan (and with --apply, apply) the kernelspec env fix of kernel `name`."""
+    from tfdoctor.diagnose import diagnose
+    from tfdoctor.exit_codes import ExitCode
+    from tfdoctor.fixing.apply import apply_plan
+    from tfdoctor.fixing.preview import preview_files
+    from tfdoctor.kernels.fix import plan_kernel_fix
+
+    spec = spec_named(name, dict(os.environ))
+    plan = plan_kernel_fix(spec, diagnose(kernel_host(name)))
+    diffs = [c.diff() for s in plan.steps for c in preview_files(s) if c.changed]
+    applied = False
+    if not plan.steps:
+        message = f"Nothing to fix in {spec.kernel_json}: its env block breaks nothing found."
+    elif not do_apply:
+        message = "Dry run: nothing was changed.\n" + "".join(diffs)
+    else:
+        def confirm(step: object) -> bool:
+            if yes:
+                return True
+            click.echo("".join(diffs), err=True)
+            return click.confirm(f"Apply this to {spec.kernel_json}?", default=False, err=True)
+
+        def no_root(step: object) -> bool:
+            return False
+
+        result = apply_plan(plan, confirm, no_root, what=f"tfdoctor kernels --fix {name}")
+        applied = result.changed
+        message = (f"Applied to {spec.kernel_json} (undo: tfdoctor kernels --undo {name})"
+                   if result.changed else "Nothing applied.")
+    if as_json:
+        click.echo(json.dumps({"plan": plan.to_dict(), "diffs": diffs,
+                               "applied": applied}, indent=2))
+    else:
+        click.echo(message)
+    return ExitCode.OK
