@@ -58,9 +58,16 @@ def _why(s: SmokeFacts, name: str) -> str:
     if imported is not None and imported.status == "error":
         return "import tensorflow failed in the target interpreter"
     r = next((r for r in s.recipes if r.name == name and r.status not in DONE), None)
-    detail = r.detail if r and r.detail and r.detail != "cancelled" else None
-    parts = [p for p in (_ENDS.get(s.outcome), detail) if p]
-    return "; ".join(parts) or "it did not run"
+    end = _ENDS.get(s.outcome)
+    if s.outcome in ("budget", "timeout") and s.limit_seconds:
+        end = f"{end} ({s.limit_seconds:g} s)"
+    if imported is not None and imported.status in ("not-run", "timeout", "crashed") and \
+            s.outcome in ("cancelled", "budget", "timeout", "crashed") and end:
+        end += " during import tensorflow"
+    # The recipe's own detail repeats a stop, a limit or a cancel; it adds to a crash or exit.
+    detail = r.detail if r and r.detail and s.outcome not in ("cancelled", "budget", "timeout") \
+        and r.detail != "the child stopped before it" else None
+    return "; ".join(p for p in (end, detail) if p) or "it did not run"
 
 
 def recipe_results(s: SmokeFacts, name: str) -> tuple[RecipeResult, ...]:
@@ -304,7 +311,7 @@ def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     # The static finding for the same cause is richer (evidence, fix): it is the root.
     consequence_of=("tf-cpu-only-build", "tf-windows-native-gpu", "cuda-visible-devices-hides-all",
                     "driver-not-installed", "driver-not-loaded", "driver-libraries-not-found",
-                    "libcuda-missing", "cuda-library-missing"),
+                    "libcuda-missing", "cuda-library-missing", "cuda-toolkit-wrong-version"),
 )
 def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Every recognised failure line becomes a finding, even when the child later crashed or
