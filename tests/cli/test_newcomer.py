@@ -118,3 +118,24 @@ def test_identical_findings_for_several_libraries_are_one_block():
     assert text.count("see: https://x") == 1
     for soname in ("libcurand.so.10", "libcufft.so.11", "libcusparse.so.12"):
         assert f"- library.soname: {soname}" in text and f"$ export B={soname}" in text
+
+
+def test_budget_one_second_is_incomplete_everywhere(tf_cpu_python: str, tmp_path: Path):
+    """The issue's `tfdoctor --budget 1 --json`: the TensorFlow import is killed, so no smoke
+    check passed, the verdict is incomplete (exit 3) with no root cause, and the Prometheus
+    file says incomplete too."""
+    import json
+
+    prom = tmp_path / "t.prom"
+    proc = subprocess.run([str(TFDOCTOR), "--budget", "1", "--json", "--python", tf_cpu_python,
+                           "--prometheus-textfile", str(prom)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == ExitCode.INCOMPLETE, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["verdict"]["status"] == "incomplete" and doc["verdict"]["root_cause"] is None
+    smoke = {o["check"]: o for o in doc["outcomes"] if o["area"] == "smoke"}
+    assert not [c for c, o in smoke.items() if o["status"] == "passed"]
+    assert smoke["smoke-gpus"]["status"] == "not-run" and "budget" in smoke["smoke-gpus"]["reason"]
+    metrics = prom.read_text()
+    assert 'tfdoctor_verdict{status="incomplete",environment="t"} 1' in metrics
+    assert "tfdoctor_root_cause_info{" not in metrics
