@@ -54,7 +54,7 @@ EVIDENCE: dict[str, tuple[str, ...]] = {
     "tf-log-library-not-loaded": _LIBS, "tf-log-gpu-libraries-missing": _LIBS,
     "tf-log-cudnn-version-mismatch": _LIBS, "tf-log-cudnn-failed": _LIBS, "cuda-library-missing": _LIBS,
     "cuda-library-too-old": _LIBS, "cuda-toolkit-wrong-version": _LIBS,
-    "tf-log-driver-library-missing": _DRIVER, "tf-log-driver-missing": _DRIVER,
+    "tf-log-driver-library-missing": _DRIVER, "tf-log-cudart-not-loaded": ("driver", "toolkits", "libraries"), "tf-log-driver-missing": _DRIVER,
     "tf-log-driver-not-running": _DRIVER, "tf-log-driver-too-old": _DRIVER, "tf-log-cuda-init-failed": _DRIVER,
     "tf-log-ptx-too-new-for-driver": _DRIVER, "libcuda-missing": _DRIVER, "libcuda-init-failed": _DRIVER,
     "tf-log-pip-dependency-conflict": _PACKAGES, "tf-log-keras3-incompatible": _PACKAGES,
@@ -94,16 +94,20 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
         scores[_command("cuda_driver")] = 8.0  # no TensorFlow log at all: worth asking early
         facts_of[_command("cuda_driver")] = "cuda_driver"
         decides[_command("cuda_driver")] = []
+    evidence: dict[str, float] = {}
     for weight, finding in enumerate(pointed[:3]):
         for rank, fact in enumerate(EVIDENCE.get(finding.id, ())):
             if report.facts.known(fact):
                 continue
             command = _command(fact)
-            scores[command] = scores.get(command, 0.0) + 40.0 - 10 * weight - 3 * rank
+            # The strongest reason to ask counts, not how many findings share it.
+            evidence[command] = max(evidence.get(command, 0.0), 40.0 - 10 * weight - 3 * rank)
             facts_of.setdefault(command, fact)
             decides.setdefault(command, [])
             if finding.id not in decides[command]:
                 decides[command].append(finding.id)
+    for command, value in evidence.items():
+        scores[command] = scores.get(command, 0.0) + value
     for rank, outcome in enumerate(report.outcomes):
         if outcome.status is not CheckStatus.COULD_NOT_CHECK:
             continue

@@ -35,6 +35,15 @@ CAUSES: dict[str, CauseInfo] = {
         TF_PIP,
         True,
     ),
+    "cudart-not-loaded": CauseInfo(
+        Severity.ERROR,
+        "TensorFlow could not load the CUDA runtime (libcudart), so it uses no GPU: there is no "
+        "CUDA, or only a CUDA of another major than this TensorFlow needs.",
+        "From TensorFlow 2.14: pip install 'tensorflow[and-cuda]'. Before: install the CUDA and cuDNN "
+        "of the release's tested build configuration. On a machine without a GPU this line is harmless.",
+        TF_PIP,
+        True,
+    ),
     "driver-missing": CauseInfo(
         Severity.ERROR,
         "TensorFlow found no CUDA driver on this machine.",

@@ -46,6 +46,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                               r"(?P<t>tensorflow[\w\[\]=<>.-]*)"),
         ("driver-library-missing", r"Could not load dynamic library '(?P<s>libcuda\.so[.\d]*)'"
                                    r"|(?P<t>libcuda\.so\.1): cannot open shared object file"),
+        # From 2.13 the line comes from tsl's cudart_stub.cc, the wrapper of the CUDA runtime: it is
+        # logged when libcudart does not load (no CUDA at all, or a CUDA of another major).
+        ("cudart-not-loaded", r"cudart_stub\.cc:\d+\] Could not find cuda drivers on your machine"),
         ("driver-missing", r"Could not find cuda drivers on your machine"),
         ("driver-not-running", r"kernel driver does not appear to be running on this host"),
         (

@@ -45,6 +45,8 @@ _SETUPTOOLS = re.compile(r"(?P<dep>[A-Za-z0-9][\w.-]{0,80}) (?P<dv>\d[\w.]*) is 
                          r"(?P<spec>\S{1,80}) is required by \{'(?P<who>tensorflow[\w-]*)'\}")
 _INSTALLED = re.compile(r"^Successfully installed (?P<list>.{1,20000})$")
 _PKG = re.compile(r"^(?P<n>[A-Za-z0-9][\w.-]*?)-(?P<v>\d[\w.+!]*)$")
+# The banner of NVIDIA's CUDA container images: "CUDA Version 12.1.1" under "== CUDA ==".
+_BANNER = re.compile(r"^CUDA Version (?P<v>\d+\.\d+\.\d+)$")
 _FLAGS = re.compile(r"^flags\s*:\s*(?P<f>[a-z0-9_ ]{10,4000})$")
 _WANTED = ("sse4_1", "sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "amx_tile")
 
@@ -121,6 +123,8 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                     yield Observation("python.package", (name, pkg.group("v")), number, NAME)
                     if name in _TF:
                         yield Observation("tensorflow.distribution", (name, pkg.group("v")), number, NAME)
+        elif text.startswith("CUDA Version ") and _BANNER.match(text):
+            yield Observation("toolkit.nvcc_version", text.split()[-1], number, NAME)
         elif not flags_done and text.startswith("flags"):
             f = _FLAGS.match(text)
             if f:
