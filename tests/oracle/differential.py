@@ -66,6 +66,8 @@ class TfOutcome:
     """GPUs TensorFlow kept for its devices ("Adding visible gpu devices"), 0 when it logged none."""
     log: tuple[str, ...]
     """TensorFlow's own log lines ("W file.cc:N] message", severity first), start-up noise left out."""
+    raw: tuple[str, ...] = ()
+    """The same lines as TensorFlow printed them (tests/recorded/tf-logs keeps them)."""
 
 
 def _env(machine: Machine, site: Path) -> dict[str, str]:
@@ -89,11 +91,13 @@ def run_tensorflow(machine: Machine, python: str, site: Path, scratch: Path,
     log = tuple(f"{m.group(1) or m.group(2)} {m.group(3)}] {m.group(4)}"
                 for line in proc.stderr.splitlines()
                 if (m := LOG_LINE.match(line)) and not any(n in line for n in NOISE))
+    raw = tuple(line for line in proc.stderr.splitlines()
+                if LOG_LINE.match(line) and not any(n in line for n in NOISE))
     kept = 0
     for line in log:
         if (m := ADDING.search(line)):
             kept = len([d for d in m.group(1).split(",") if d.strip()])
-    return TfOutcome(answer, kept, log)
+    return TfOutcome(answer, kept, log, raw)
 
 
 def run_tfdoctor(machine: Machine, python: str, site: Path, scratch: Path, timeout: float = 120
