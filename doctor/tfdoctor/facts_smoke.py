@@ -143,6 +143,8 @@ class SmokeFacts:
     not needed."""
     survivors: tuple[int, ...] = ()
     """Pids of the child's process group still alive after the run (must stay empty)."""
+    output_dropped: int = 0
+    """Characters of the child's output read and dropped beyond the 8 MiB kept per stream."""
 
     def recipe(self, name: str, device: str | None = None) -> RecipeResult | None:
         """The result of a recipe, on a device when given."""

@@ -141,3 +141,17 @@ def test_cancel_stops_the_run_quickly() -> None:
     threading.Timer(0.5, cancel.set).start()
     smoke, took = _run("hang.py", per_recipe=30.0, cancel=cancel)  # type: ignore[arg-type]
     assert smoke.outcome == "cancelled" and took < 4.0 and smoke.survivors == ()
+
+
+def test_flooding_child_is_capped_in_memory_and_said_so() -> None:
+    """A child printing 40 MB (a 20 MB line among them) is drained, not kept: at most 8 MiB per
+    stream is read into tfdoctor, the rest is counted, and smoke-output-capped says so."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    smoke, took = _run("flood.sh", per_recipe=30.0)
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert smoke.output_dropped > 30_000_000
+    assert grown_mib < 120, grown_mib
+    assert "smoke-output-capped" in _finding_ids(smoke)
+    assert smoke.survivors == ()

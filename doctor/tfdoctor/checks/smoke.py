@@ -125,6 +125,7 @@ def _where(r: RecipeResult | None) -> str:
         "smoke-import-failed",
         "smoke-orphan-process",
         "smoke-internal-error",
+        "smoke-output-capped",
     ),
 )
 def check_smoke_run(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
@@ -139,6 +140,16 @@ def check_smoke_run(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             stuck.log_lines if stuck and stuck.log_tail else s.log_lines,
         ),
     }
+    if s.output_dropped:
+        yield Finding(
+            "smoke-output-capped",
+            Severity.WARNING,
+            f"The smoke child printed more than tfdoctor keeps: {s.output_dropped} characters were "
+            "read and dropped.",
+            {"dropped_characters": str(s.output_dropped)},
+            "Something in the target interpreter writes without end (a debug flag such as "
+            "TF_CPP_MAX_VLOG_LEVEL, a print loop in sitecustomize); the kept part is in the log evidence.",
+        )
     if s.survivors:
         yield Finding(
             "smoke-orphan-process",

@@ -72,6 +72,11 @@ def run_smoke(
         )
 
 
+OUTPUT_CAP = 8 * 1024 * 1024
+"""Characters of each of the child's streams that are kept; the rest is read and dropped."""
+MAX_LINE = 64 * 1024
+"""Longest line kept whole; a longer one arrives in pieces."""
+
 class _Run:
     """One smoke run: the child process, its two reader threads and the event loop."""
 
@@ -96,6 +101,7 @@ class _Run:
         self.protocol = False
         self.ended = False
         self.nvml = NvmlSampler(host)
+        self.dropped = 0
 
     def go(self) -> SmokeFacts:
         start = time.monotonic()
@@ -142,7 +148,17 @@ class _Run:
     def _reader(self, stream: IO[str] | None, tag: str) -> threading.Thread:
         def pump() -> None:
             assert stream is not None
-            for line in stream:
+            kept = 0
+            while True:
+                # Bounded reads: a child that prints without end (or one endless line) is
+                # drained, so it never blocks, but only OUTPUT_CAP characters are kept.
+                line = stream.readline(MAX_LINE)
+                if not line:
+                    break
+                if kept >= OUTPUT_CAP:
+                    self.dropped += len(line)
+                    continue
+                kept += len(line)
                 self.lines.put((tag, line))
             self.lines.put((tag, None))
 
@@ -283,6 +299,7 @@ class _Run:
             garbage=tuple(self.garbage),
             nvml_error=self.nvml.error,
             survivors=_survivors(proc.pid),
+            output_dropped=self.dropped,
         )
 
 

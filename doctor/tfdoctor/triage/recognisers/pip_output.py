@@ -98,12 +98,12 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                         NAME,
                     )
         elif " depends on " in text and "tensorflow" in text:
-            dep = _DEPENDS.search(text)
-            if dep:
-                who = _norm(dep.group("who"))
-                yield Observation("tensorflow.distribution", (who, dep.group("wv")), number, NAME)
-                subject = f"{_norm(dep.group('dep'))} ({who} {dep.group('wv')} requires {dep.group('dep')} "\
-                          f"{dep.group('spec').strip()})"
+            depends = _DEPENDS.search(text)
+            if depends:
+                who = _norm(depends.group("who"))
+                yield Observation("tensorflow.distribution", (who, depends.group("wv")), number, NAME)
+                subject = (f"{_norm(depends.group('dep'))} ({who} {depends.group('wv')} requires "
+                           f"{depends.group('dep')} {depends.group('spec').strip()})")
                 yield Observation("log.cause", LogCause(id="pip-dependency-conflict", line=text[:500],
                                                         subject=subject), number, NAME)
         elif " is installed but " in text:
