@@ -177,6 +177,13 @@ def test_fix_works_in_every_launch_mode_and_undo_removes_it(venv, tmp_path, caps
     assert "cuda-library-missing" in doc["before"]
     assert missing_sonames(venv, tmp_path) == {"libnvshmem_host.so.3"}, \
         "the static model sees the preload (nvSHMEM has no pip copy here: nothing to preload)"
+    from tfdoctor.fixing.launch import judge_report
+    from tfdoctor.fixing.model import FixPlan
+
+    loaded = {lib.name: lib for lib in judge_report(FixPlan.from_dict(doc["plan"]), dict(CLEAN),
+                                                    loader=True).facts.libraries}
+    assert loaded["cusolver"].found_via == "preload" and not loaded["cusolver"].model_disagrees, \
+        "TensorFlow's own loader agrees with the model: the preload is what it opens"
     after = run_modes(venv, tmp_path)
     undone = tfdoctor("fix", "--undo", "--python", str(venv / "bin" / "python"),
                       state=tmp_path / "state")

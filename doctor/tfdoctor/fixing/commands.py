@@ -170,9 +170,14 @@ def _run(plan: FixPlan, before: Report | None, *, do_apply: bool, yes: bool, all
 
 
 def diagnose_after(plan: FixPlan, result: Any) -> Report:
-    """The static diagnosis after an apply, with the environment as activation leaves it when an
-    activation hook was written (the CLI's and the TUI's judge of "no new finding")."""
-    return _diagnose(plan.python, _activated_env(plan) if _hook_done(plan, result) else None)
+    """The static diagnosis after an apply, in the launch mode the fix must hold in: the bare
+    interpreter for the start-up preload, activation's environment where a shell hook was
+    written (fixing/launch.py; the CLI's and the TUI's judge of "no new finding")."""
+    if not _hook_done(plan, result):
+        return _diagnose(plan.python, None)
+    from tfdoctor.fixing.launch import judge_env
+
+    return _diagnose(plan.python, judge_env(plan))
 
 
 def before_ids_of(plan: FixPlan, before: Report | None) -> tuple[str, ...]:
@@ -182,23 +187,6 @@ def before_ids_of(plan: FixPlan, before: Report | None) -> tuple[str, ...]:
 def _hook_done(plan: FixPlan, result: Any) -> bool:
     return any(r.fix_id == s.fix_id and s.kind == "hook" and r.status in ("done", "unchanged")
                for r in result.steps for s in plan.steps)
-
-
-def _activated_env(plan: FixPlan) -> dict[str, str] | None:
-    """The environment after activating the target env, to judge the hook as a user will see it."""
-    import os
-
-    from tfdoctor.host import run_command
-
-    hook = next(s for s in plan.steps if s.kind == "hook")
-    script = hook.files[0]
-    dump = "import json, os; print(json.dumps(dict(os.environ)))"
-    result = run_command(["sh", "-c", '. "$1" >/dev/null 2>&1; exec "$2" -I -c "$3"', "sh",
-                          script, plan.python, dump], timeout=60, env=dict(os.environ))
-    try:
-        return dict(json.loads(result.stdout.strip().splitlines()[-1]))
-    except (ValueError, IndexError):
-        return None
 
 
 def _say_unfinished(prefix: str) -> None:
