@@ -7,15 +7,18 @@ so the faults are one run each and the healthy run is shared by the tests that r
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
-from clusterkit import no_workers_left, run_cluster
+from clusterkit import gone, no_workers_left, run_cluster
 from tfdoctor.cluster.document import render_text
 from tfdoctor.exit_codes import ExitCode
 
 pytestmark = pytest.mark.slow
 
 HEALTHY_TIMEOUT = "120"
-FAULT_TIMEOUT = 25.0
+FAULT_TIMEOUT = 18.0
 """Deadline of the runs where a worker hangs or is missing: the run ends at it."""
 
 
@@ -126,3 +129,40 @@ def test_another_tensorflow_and_a_straggler_are_named(tf_cpu_python, other_tf_py
     assert straggler["message"].startswith("worker:1 is a straggler")
     assert float(straggler["evidence"]["ratio"]) >= 1.5
     assert no_workers_left(doc)
+
+
+def _children(parent: int) -> list[int]:
+    """Pids of the worker processes `parent` started (read from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[-1].split()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if stat[1] == str(parent) and b"_worker.py" in cmdline:
+            found.append(int(entry))
+    return found
+
+
+def test_sigterm_kills_every_worker_and_exits_143(tf_cpu_python):
+    """A scheduler's SIGTERM to `tfdoctor cluster` mid-job: exit 143 and no worker left."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "tfdoctor"), "cluster", "--python",
+                             tf_cpu_python, "--timeout", "120"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while len(workers := _children(proc.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(workers) == 2, proc.communicate(timeout=5)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=30)
+    assert proc.returncode == ExitCode.TERMINATED
+    time.sleep(0.5)
+    assert all(gone(pid) for pid in workers)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from clusterkit import no_workers_left
-from integrations.programs import Daemons, SlurmCluster, program
+from integrations.programs import Daemons, SlurmCluster, program, wait_for
 from tfdoctor.exit_codes import ExitCode
 
 
@@ -31,6 +31,13 @@ def _two_free_ports() -> int:
                     continue
                 return int(base)
     raise AssertionError("no two consecutive free ports")
+
+
+def _ended(slurm: SlurmCluster, job_id: str) -> str | None:
+    """The job's final state (COMPLETED, FAILED, ...), or None while it is pending or running."""
+    line = slurm.run(program("scontrol"), "-o", "show", "job", job_id)
+    state = line.split("JobState=", 1)[1].split()[0]
+    return None if state in ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING") else state
 
 
 @pytest.fixture(scope="module")
@@ -68,10 +75,13 @@ def test_the_sbatch_recipe_writes_the_cluster_report(slurm, tf_cpu_python, tmp_p
     env = {**os.environ, **slurm.env, "TFDOCTOR": str(Path(sys.executable).parent / "tfdoctor"),
            "TFDOCTOR_PYTHON": tf_cpu_python, "TFDOCTOR_PORT": str(_two_free_ports()),
            "TFDOCTOR_TIMEOUT": "120", "TFDOCTOR_OUT": str(tmp_path / "cluster.json")}
-    proc = subprocess.run([program("sbatch"), "--wait", "--parsable", f"--chdir={tmp_path}",
-                           str(script)], env=env, capture_output=True, text=True, timeout=300)
+    job = subprocess.run([program("sbatch"), "--parsable", f"--chdir={tmp_path}", str(script)],
+                         env=env, capture_output=True, text=True, timeout=60, check=True)
+    job_id = job.stdout.strip().split(";")[0]
+    # polled here every 0.5 s: `sbatch --wait` backs off to 10 s between its own polls
+    state = wait_for(lambda: _ended(slurm, job_id), 240, f"job {job_id} to end", every=0.5)
     log = "".join(p.read_text() for p in tmp_path.glob("tfdoctor-cluster-*.log"))
-    assert proc.returncode == 0, proc.stderr + log
+    assert state == "COMPLETED", state + log
     doc = json.loads((tmp_path / "cluster.json").read_text())
     assert doc["launcher"] == "slurm" and len(doc["workers"]) == 2
     assert doc["verdict"]["exit_code"] == ExitCode.OK and "exit 0" in log

@@ -52,3 +52,21 @@ def test_tf_config_missing_is_a_usage_error():
     proc = subprocess.run([TFDOCTOR, "cluster", "--launcher", "tf-config"], env=env,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == ExitCode.USAGE and "TF_CONFIG is not set" in proc.stderr
+
+
+@pytest.mark.slow
+def test_a_peer_that_never_comes_is_named_by_the_chief_within_the_deadline(tf_cpu_python):
+    """TF_CONFIG names two workers and only the chief runs: at the deadline the chief probes
+    worker 1's address, finds nothing listening, names it, and leaves no process behind."""
+    addresses = [f"127.0.0.1:{p}" for p in free_ports(2)]
+    proc = subprocess.run(
+        [TFDOCTOR, "cluster", "--launcher", "tf-config", "--python", tf_cpu_python,
+         "--timeout", "20", "--json"],
+        env=dict(os.environ, TF_CONFIG=tf_config(addresses, 0)),
+        capture_output=True, text=True, timeout=90)
+    assert proc.returncode == ExitCode.PROBLEMS, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["verdict"]["root_cause"] == "cluster-port-unreachable"
+    assert [w["outcome"] for w in doc["workers"]] == ["blocked", "port-closed"]
+    assert doc["nodes"][1] is None and doc["seconds"] < 35
+    assert no_workers_left(doc)

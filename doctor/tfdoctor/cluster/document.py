@@ -121,8 +121,14 @@ def render_text(doc: dict[str, Any], verbose: bool = False) -> str:
                 f"{r['algbw_gbs']:.3f} GB/s  {r['busbw_gbs']:.3f} GB/s  "
                 f"{'yes' if r['exact'] else 'NO'}"
             )
+    seen: list[Any] = []
+    lines.append("")
+    for i, topo in enumerate(doc.get("topology") or ()):
+        if topo and topo not in seen:
+            seen.append(topo)
+            lines.append(f"node of worker:{i}: {_topology_line(topo)}")
     shown = [f for f in doc["findings"] if verbose or f["severity"] != "info"]
-    if shown:
+    if shown and lines[-1]:
         lines.append("")
     for f in shown:
         lines.append(f"{f['severity']:<7} {f['id']}")
@@ -130,3 +136,13 @@ def render_text(doc: dict[str, Any], verbose: bool = False) -> str:
         if f.get("hint"):
             lines.append(f"        hint: {f['hint']}")
     return "\n".join(lines) + "\n"
+
+
+def _topology_line(topo: dict[str, Any]) -> str:
+    if topo.get("error"):
+        return f"GPU topology unknown ({topo['error']})"
+    links = [sum(1 for s in g or () if s) for g in topo.get("nvlink") or ()]
+    read = [v for row in (topo.get("p2p") or {}).get("read") or () for v in row or () if v]
+    p2p = "P2P ok" if read and all(v == "ok" for v in read) else "P2P not everywhere" if read else "-"
+    nvlink = f"NVLink {min(links)}-{max(links)} active link(s) per GPU" if any(links) else "no NVLink"
+    return f"{len(topo.get('gpus') or ())} GPU(s), {nvlink}, {p2p}"

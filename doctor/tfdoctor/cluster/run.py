@@ -157,6 +157,8 @@ def run_tf_config(
             )
             nodes.append(None)
             topologies.append(None)
+    if records[0]["outcome"] in ("hung", "timeout") and any(r["outcome"] == "port-closed" for r in records):
+        records[0]["outcome"] = "blocked"  # it waited for the address nothing listens on
     seconds = time.monotonic() - started
     return build_document(launcher, records, nodes, seconds, opts.timeout, topologies), mine
 
