@@ -53,6 +53,8 @@ def target_python(value: str | None, env: dict[str, str] | None = None) -> tuple
     if value is None:
         env = dict(os.environ) if env is None else env
         own = os.path.realpath(sys.prefix)
+        if own_has_tensorflow():  # `./install.sh && .venv/bin/tfdoctor` under an active conda base
+            return sys.executable, "tfdoctor's own interpreter, which has TensorFlow"
         for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
             prefix = env.get(var)
             candidate = os.path.join(prefix, "bin", "python") if prefix else ""
@@ -68,6 +70,14 @@ def target_python(value: str | None, env: dict[str, str] | None = None) -> tuple
     if Path(found).is_dir() or not os.access(found, os.X_OK):
         raise InterpreterError(f"--python {value}: not an executable file")
     return os.path.abspath(found), "--python"
+
+
+def own_has_tensorflow() -> bool:
+    """Whether tfdoctor's own environment has TensorFlow (as install.sh makes it; pipx and uv
+    tool environments never do). Finds the package without importing it."""
+    from importlib.util import find_spec
+
+    return find_spec("tensorflow") is not None
 
 
 def emit(report: Report, *, as_json: bool, verbose: bool, fail_on: str,

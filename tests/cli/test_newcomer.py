@@ -43,6 +43,15 @@ def test_conda_prefix_comes_after_virtual_env(other_venv: Path, tmp_path: Path):
     assert target_python(None, {"VIRTUAL_ENV": str(tmp_path)})[0] == sys.executable
 
 
+def test_own_environment_with_tensorflow_stays_the_target(other_venv: Path,
+                                                          monkeypatch: pytest.MonkeyPatch):
+    """`./install.sh && .venv/bin/tfdoctor` with another environment active (conda base):
+    tfdoctor's own environment has TensorFlow, so it stays the target and says why."""
+    monkeypatch.setattr("tfdoctor.cmdkit.own_has_tensorflow", lambda: True)
+    python, why = target_python(None, {"VIRTUAL_ENV": str(other_venv), "CONDA_PREFIX": "/x"})
+    assert python == sys.executable and why == "tfdoctor's own interpreter, which has TensorFlow"
+
+
 def test_own_environment_and_explicit_python():
     """tfdoctor's own active venv is its own interpreter; --python always wins."""
     python, why = target_python(None, {"VIRTUAL_ENV": sys.prefix})
