@@ -129,3 +129,23 @@ def test_every_cluster_finding_id_is_documented():
     emitted = set(re.findall(r'"((?:cluster|node)-[a-z0-9-]+)"', code)) - {"cluster-node"}
     documented = set(re.findall(r"^\| `([a-z0-9-]+)` \|", (root / "docs/cluster.md").read_text(), re.M))
     assert emitted and emitted <= documented, emitted - documented
+
+
+def test_a_worker_without_tensorflow_is_named_as_such():
+    """An import failure is not a collective failure: its own id, and the root cause."""
+    broken = record(1, "10.0.0.1:2222", {"error": {"detail": "ModuleNotFoundError: No module named "
+                                                             "'tensorflow'"}},
+                    outcome="error", phase="hello")
+    doc = build_document("local", [worker(0, outcome="error", error={"detail": "x"}), broken],
+                         [node(), node()], 1.0, 60.0)
+    assert doc["verdict"]["root_cause"] == "cluster-tf-import-failed"
+    assert "No module named 'tensorflow'" in doc["findings"][0]["message"]
+
+
+def test_ports_must_match_the_workers():
+    """--ports with another count than --workers is a usage error before anything starts."""
+    from click.testing import CliRunner
+    from tfdoctor.cli import cli
+
+    result = CliRunner().invoke(cli, ["cluster", "--workers", "2", "--ports", "23456"])
+    assert result.exit_code == ExitCode.USAGE and "1 port(s) for 2 worker(s)" in result.stderr

@@ -27,6 +27,7 @@ STRAGGLER_FLOOR_S = 0.01
 ROOTS = (
     "cluster-port-unreachable",
     "cluster-worker-could-not-start",
+    "cluster-tf-import-failed",
     "cluster-worker-died",
     "cluster-worker-hung",
     "cluster-tf-version-differs",
@@ -154,6 +155,14 @@ def _processes(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
                 "addresses.",
                 address=w["address"],
                 error=w["exit"],
+            )
+        elif outcome == "error" and not w["tf_version"]:
+            yield _finding(
+                "cluster-tf-import-failed",
+                Severity.ERROR,
+                f"{name} could not import TensorFlow: {_gist(w['error'])}",
+                "Run `tfdoctor --python PATH` with that worker's interpreter on its node.",
+                **where,
             )
         elif outcome in ("error",):
             yield _finding(
