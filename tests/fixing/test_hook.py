@@ -247,3 +247,14 @@ def test_shell_hook_covers_fish_and_dash(tmp_path):
     assert (fish.read_bytes(), (prefix / "bin" / "activate").read_bytes()) == original
     if not shutil.which("fish"):
         pytest.skip("fish not installed: the fish half ran only as far as writing the file")
+
+
+def test_tensorflow_outside_the_env_gets_the_shell_hook(tmp_path):
+    """A venv that sees a system TensorFlow (--system-site-packages): a .pth there would change
+    the system's site-packages, so the library fix stays an activation hook in the venv."""
+    prefix = venv(tmp_path)
+    facts = broken_env_facts(prefix, shell=False)
+    facts = change(facts, tensorflow={"package_dir": f"{SITE}/tensorflow"})
+    (step,) = [s for s in plan_fixes(judge(facts)).steps if s.kind == "hook"]
+    assert step.args[:2] == ("--prepend", f"{site_of(prefix)}/nvidia/cudnn/lib")
+    assert step.files[0] == str(prefix / "bin" / "activate")

@@ -176,11 +176,15 @@ def hook_target(facts: Facts) -> tuple[str, tuple[str, ...]]:
 
 def preload_site(facts: Facts) -> tuple[str, str] | None:
     """(site-packages dir of TensorFlow, its .dist-info) for a start-up preload; None when the
-    target is not a venv or conda env or TensorFlow's distribution is unknown."""
+    target is not a venv or conda env, TensorFlow is not inside it, or its distribution is
+    unknown (then the activation hook prepends the directories instead)."""
     tf = facts.tensorflow
     if env_kind(facts) == "system" or tf is None or not tf.package_dir:
         return None
     site = os.path.dirname(tf.package_dir.rstrip("/"))
+    prefix = (facts.python.prefix or "").rstrip("/")
+    if not prefix or not site.startswith(prefix + "/"):
+        return None  # TensorFlow outside the env (--system-site-packages): only the env changes
     dist = next((d for d in tf.distributions if d.name == (tf.files_from or d.name)
                  and (d.location in (None, site))), None)
     if dist is None or dist.version == "unknown":
