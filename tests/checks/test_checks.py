@@ -83,6 +83,9 @@ CASES = {
         answers=(LoaderAnswer("cudnn", "GetCudnnDsoHandle", path="/opt/x/libcudnn.so.9"),)),
         libraries=_lib("cudnn", path="/opt/x/libcudnn.so.9", found_via="tensorflow",
                        model_path=None, model_disagrees=True)), None),
+    # A release whose framework exports no DsoLoader the oracle knows.
+    "tf-loader-unavailable": (change(H, tf_loader=TfLoaderFacts(
+        error="TensorFlow's loader not asked: no DsoLoader symbols")), None),
     "cuda-library-shadowed": (change(H, libraries=_lib(
         "cudnn", path="/usr/lib/x86_64-linux-gnu/libcudnn.so.9", found_via="ld_library_path",
         origin="system", version="9.3.0",

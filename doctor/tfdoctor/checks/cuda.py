@@ -179,15 +179,29 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 
 @check("tf-loader", "TensorFlow's own loader agrees with tfdoctor's model", "cuda",
-       emits=("tf-loader-disagrees",), reads=("libraries",))
+       emits=("tf-loader-disagrees", "tf-loader-unavailable"), reads=("libraries",))
 def tf_loader(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """TensorFlow's DsoLoader (asked in the full run) opens what tfdoctor's loader model predicts.
 
     The library verdicts already use TensorFlow's answer; a disagreement means tfdoctor's model
     of the search (libresolve.py) is wrong for this layout, so its search-path advice may be too.
     """
-    if facts.tf_loader is None or not facts.tf_loader.answers:
+    loader = facts.tf_loader
+    if loader is None:
         raise NotApplicable
+    unread = [a.name for a in loader.answers if a.error and not a.error.startswith("Could not load")
+              and a.path is None]
+    if loader.error or unread:
+        yield Finding(
+            "tf-loader-unavailable", Severity.INFO,
+            "TensorFlow's own loader could not be asked"
+            + (f" about {', '.join(unread)}" if unread and loader.answers else "")
+            + ": those verdicts rest on tfdoctor's model of the loader alone.",
+            {"tf_loader.loader": loader.loader or "not found",
+             "tf_loader.error": loader.error or "; ".join(
+                 f"{a.name}: {a.error}" for a in loader.answers if a.name in unread)},
+            hint="Nothing to do; for a TensorFlow release tfdoctor does not know, please report "
+            "it (tfdoctor report).")
     for lib in facts.libraries:
         if not lib.model_disagrees:
             continue
@@ -199,7 +213,7 @@ def tf_loader(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             f"predicted {lib.model_path or 'no file'}.",
             {"library.soname": lib.soname, "library.path": said,
              "library.model_path": lib.model_path or "not found",
-             "tf_loader.loader": facts.tf_loader.loader or "?"},
+             "tf_loader.loader": loader.loader or "?"},
             hint="The findings above use TensorFlow's answer. Please report this layout (tfdoctor "
             "report) so the loader model can be fixed.")
 
