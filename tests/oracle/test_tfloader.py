@@ -40,13 +40,17 @@ def by_name(facts: TfLoaderFacts | None) -> dict[str, LoaderAnswer]:
     return {a.name: a for a in facts.answers}
 
 
-@pytest.mark.parametrize("abseil", [[], ["-DOLD_ABSL"]], ids=["tf-2.21-abseil", "tf-2.17-abseil"])
-def test_reads_ok_error_and_inlined_status(tmp_path, abseil):
+@pytest.mark.parametrize("abi, loader", [
+    ([], "tsl::internal::DsoLoader"),
+    (["-DOLD_ABSL"], "tsl::internal::DsoLoader"),
+    (["-DPRE_ABSL"], "stream_executor::internal::DsoLoader"),
+], ids=["tf-2.21-abseil", "tf-2.17-abseil", "tf-2.11-status"])
+def test_reads_ok_error_and_inlined_status(tmp_path, abi, loader):
     """OK answers name the file through dlinfo; error statuses keep TF's message or code, in
-    both Abseil Status encodings TensorFlow releases have shipped."""
-    facts, issues = ask(build(tmp_path, *abseil))
+    each Status encoding and loader namespace TensorFlow releases have shipped."""
+    facts, issues = ask(build(tmp_path, *abi))
     answers = by_name(facts)
-    assert facts is not None and facts.loader == "tsl::internal::DsoLoader" and facts.error is None
+    assert facts is not None and facts.loader == loader and facts.error is None
     assert answers["cudart"].path and answers["cudart"].path.endswith("libm.so.6")
     assert answers["cublas"].error and "libcublas.so.12: cannot open shared object" in answers["cublas"].error
     assert answers["cufft"].error == "status code 5"

@@ -8,6 +8,10 @@ library is marked `model_disagrees` (a finding: the model is wrong for this layo
 
 Not in --quick: a child that maps the 1 GB framework costs 0.3-0.5 s on its own, the whole of
 the quick run's budget (benchmarks/bench.py quick).
+
+Releases: run on the real frameworks of TF 2.21.0 and 2.17.1 (tsl::internal, newer and older
+Abseil Status) and 2.11.1 (stream_executor::internal, tensorflow::Status); 2.12-2.16 use the
+same TSL names. Anything else falls back to the model and says so (tf-loader-unavailable).
 """
 
 from __future__ import annotations
