@@ -20,14 +20,16 @@ KEYS = (
     ("e", "export the report to a file"),
     ("r", "re-run the diagnosis"),
     ("s", "stop the run under way (what was learned stays)"),
+    ("c", "copy the selected fix command (in a finding's detail)"),
     ("Escape", "back"),
-    ("Ctrl+P", "command palette: themes and more"),
+    ("Ctrl+P", "command palette: tfdoctor's actions, themes and more"),
     ("q / Ctrl+C", "quit (stops a run cleanly first)"),
 )
 MEANING = {
     CheckStatus.PASSED: "passed", CheckStatus.WARNED: "warning", CheckStatus.FAILED: "failed",
     CheckStatus.NOT_APPLICABLE: "does not apply here", CheckStatus.CRASHED: "crashed: could not check",
-    CheckStatus.COULD_NOT_CHECK: "could not check: facts not collected", CheckStatus.NOT_RUN: "did not run",
+    CheckStatus.COULD_NOT_CHECK: "could not check: facts not collected",
+    CheckStatus.NOT_RUN: "did not run (stopped, cut short, or no GPU)",
 }
 
 
@@ -43,7 +45,8 @@ class HelpScreen(ModalScreen[None]):
                                     for s, m in MEANING.items())
         with VerticalScroll(id="dialog"):
             yield Static(Content.styled("tfdoctor: TensorFlow on NVIDIA GPUs", "bold"))
-            yield Static("The verdict is on top; the root cause is the first finding. "
-                         "Findings that follow from it say so.", classes="muted")
+            yield Static("The verdict is on top; the root cause is the first finding, then "
+                         "errors, warnings, info. Findings that follow from it say so.",
+                         classes="muted")
             yield Static(keys, classes="block")
             yield Static(badges, classes="block")
