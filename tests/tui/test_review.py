@@ -212,3 +212,19 @@ def test_checks_that_did_not_run_are_shown_as_not_run_with_the_reason(state: str
         assert f"Why: {outcome.reason}"[:60] in " ".join(screen_text(app).split())
 
     drive(app, scenario, size=(160, 50))
+
+
+@pytest.mark.parametrize("theme", ["ansi-dark", "ansi-light"])
+def test_sixteen_colour_themes_keep_badges_and_verdict(theme: str) -> None:
+    """On a 16-colour terminal (Textual's ANSI themes use only the terminal's 16 colours) the
+    verdict, severities and status glyphs are all still on screen as text."""
+    app = make_app(Loader(problems_report()))
+
+    async def scenario(pilot):  # type: ignore[no-untyped-def]
+        app.theme = theme
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Verdict: 2 problem(s)" in text and "[XX]" in text and "[ok]" in text
+        assert "error   package-out-of-range" in text
+
+    drive(app, scenario, size=(120, 40))
