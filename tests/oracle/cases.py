@@ -25,6 +25,8 @@ class Case:
     known: str | None = None
     venv: str = "stock"
     """stock: the tf-cuda venv; no-cudnn: a copy without the nvidia-cudnn wheel."""
+    says: dict[str, str] = field(default_factory=dict)
+    """Finding id -> words its message or hint must contain."""
 
 
 LOST = ("h100x8_driver580.json", {"cuda": {"driver_version": 13000,
@@ -39,6 +41,12 @@ CASES: dict[str, Case] = {
     "cudnn-missing": Case(Machine(("--gpus", "1"), WORKING), 0, {
         "Cannot dlopen some GPU libraries": "cuda-library-missing",
         "Failed to determine cuDNN version": "cuda-library-missing"}, venv="no-cudnn"),
+    # TF 2.21 wants libcudnn.so.9; the only cuDNN on the path is the real 8.9 of the 2.17 venv.
+    "cudnn-other-major": Case(Machine(("--gpus", "1"), (*WORKING, "{site:tf-cuda-2-17}/nvidia/cudnn/lib")),
+                              0, {"Cannot dlopen some GPU libraries": "cuda-library-missing",
+                                  "Failed to determine cuDNN version": "cuda-library-missing"},
+                              venv="no-cudnn", says={"cuda-library-missing": "Only another major "
+                                                     "version is installed"}),
     "cc-below-minimum": Case(Machine(("--gpus", "1", "--model", "Tesla K10", "--cc", "3.0"), WORKING),
                              0, {"Ignoring visible gpu device": "gpu-too-old-for-tf"}),
     "cc-newer-than-wheel": Case(Machine(("--gpus", "1", "--model", "NVIDIA GeForce RTX 5090"), WORKING),

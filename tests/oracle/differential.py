@@ -70,9 +70,21 @@ class TfOutcome:
     """The same lines as TensorFlow printed them (tests/recorded/tf-logs keeps them)."""
 
 
+ENVS = Path(os.environ.get("TFDOCTOR_TEST_ENVS", Path.home() / ".cache" / "tfdoctor" / "test-envs"))
+_OTHER_SITE = re.compile(r"\{site:([\w.-]+)\}")
+
+
+def _expand(path: str, site: Path) -> str:
+    """{site}: the target's site-packages; {site:NAME}: that of test venv NAME (tests/envs)."""
+    def other(match: re.Match[str]) -> str:
+        return str(next((ENVS / match.group(1) / "lib").glob("python3*/site-packages")))
+
+    return _OTHER_SITE.sub(other, path.replace("{site}", str(site)))
+
+
 def _env(machine: Machine, site: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES")}
-    extra = [p.replace("{site}", str(site)) for p in machine.ld_library_path]
+    extra = [_expand(p, site) for p in machine.ld_library_path]
     if extra:
         env["LD_LIBRARY_PATH"] = os.pathsep.join(extra)
     env["TF_CPP_MIN_LOG_LEVEL"] = "0"

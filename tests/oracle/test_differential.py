@@ -90,6 +90,15 @@ def test_every_setup_line_maps_to_a_finding(name, outcomes):
     assert unexplained == []
 
 
+@pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if c.says))
+def test_findings_name_the_cause(name, outcomes):
+    """Where the case says what tfdoctor must tell the user, its finding says it."""
+    _, report, _, _ = outcomes(name)
+    for finding, words in CASES[name].says.items():
+        texts = [f"{f['message']} {f.get('hint') or ''}" for f in report["findings"] if f["id"] == finding]
+        assert any(words in t for t in texts), texts
+
+
 @pytest.mark.parametrize("name", [
     pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=c.known)) if c.known else n
     for n, c in sorted(CASES.items())])
