@@ -166,3 +166,30 @@ def test_sigterm_kills_every_worker_and_exits_143(tf_cpu_python):
     assert proc.returncode == ExitCode.TERMINATED
     time.sleep(0.5)
     assert all(gone(pid) for pid in workers)
+
+
+def test_a_worker_killed_from_outside_is_named_and_the_rest_are_stopped(tf_cpu_python):
+    """SIGKILL from outside (an OOM killer, a scheduler), not from the worker itself: the
+    killed worker is the root cause, the run ends well before its deadline, nothing is left."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "tfdoctor"), "cluster", "--python",
+                             tf_cpu_python, "--timeout", "120", "--json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(workers := sorted(_children(proc.pid))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(workers) == 2, proc.communicate(timeout=5)
+    time.sleep(1.0)
+    os.kill(workers[1], signal.SIGKILL)
+    out, err = proc.communicate(timeout=90)
+    assert proc.returncode == ExitCode.PROBLEMS, err
+    doc = json.loads(out)
+    assert doc["verdict"]["root_cause"] == "cluster-worker-died"
+    died = next(w for w in doc["workers"] if w["outcome"] == "died")
+    assert died["exit"] == "SIGKILL" and doc["seconds"] < 60
+    assert no_workers_left(doc) and all(gone(pid) for pid in workers)
