@@ -17,9 +17,11 @@
 #                        empty); a value a scheduler chose is left alone
 #   --memory-growth      export TF_FORCE_GPU_ALLOW_GROWTH=true
 #
-# venv: the hook is a marked block at the end of bin/activate, replaced (never duplicated) on a
-# second run; it wraps the venv's `deactivate` so that deactivating puts the variables back. conda: etc/conda/activate.d/tfdoctor.sh and deactivate.d/tfdoctor.sh, which conda
-# sources on `conda activate` / `conda deactivate` (conda docs, "Saving environment variables").
+# venv: the hook is a marked block at the end of bin/activate (and of activate.fish and
+# activate.csh when the venv has them), replaced (never duplicated) on a second run; in bash, zsh
+# and fish it wraps the venv's `deactivate` so that deactivating puts the variables back.
+# conda: etc/conda/activate.d/tfdoctor.sh and deactivate.d/tfdoctor.sh, which conda sources on
+# `conda activate` / `conda deactivate` (conda docs, "Saving environment variables").
 # The block is POSIX sh and splits paths without word splitting, so it works in bash, zsh and dash.
 # preload: a .pth file in site-packages, which every start of the interpreter reads (site.py):
 # activated or not, `env -i`, Jupyter kernels, IDEs, cron, sbatch. It only installs a
@@ -163,6 +165,45 @@ fish_block() {  # the same for bin/activate.fish: save, change, and a wrapped `d
     echo 'end'
 }
 
+csh_block() {  # bin/activate.csh: save and change; csh cannot wrap the venv's deactivate alias
+    echo 'if (! $?_TFDOCTOR_HOOKED) then'
+    for v in $vars; do
+        # block form: a one-line csh `if` substitutes its command's variables even when false
+        printf '    if ($?%s) then\n        setenv _TFDOCTOR_OLD_%s "$%s"\n    endif\n' "$v" "$v" "$v"
+    done
+    echo '    setenv _TFDOCTOR_HOOKED 1'
+    echo 'endif'
+    if [ -n "$remove" ]; then
+        # The filtering runs in sh (csh has no way to split on ":" without splitting on
+        # blanks too); its script travels in the environment, quoted once for csh.
+        filter="set -f; IFS=:; o=$(q "$prepend"); for d in \${LD_LIBRARY_PATH-}; do case \"\$d\" in ''|$remove) ;; *) o=\"\${o:+\$o:}\$d\" ;; esac; done; printf %s \"\$o\""
+        printf 'setenv _TFDOCTOR_SH %s\n' "$(q "$filter")"
+        cat <<'EOF_CSH'
+set _tfdoctor_new = "`/bin/sh -c 'eval "'"$_TFDOCTOR_SH"'"'`"
+if ("$_tfdoctor_new" == "") then
+    unsetenv LD_LIBRARY_PATH
+else
+    setenv LD_LIBRARY_PATH "$_tfdoctor_new"
+endif
+unset _tfdoctor_new
+unsetenv _TFDOCTOR_SH
+EOF_CSH
+    fi
+    if [ -n "$xla" ]; then
+        printf 'if ($?XLA_FLAGS) then\n    setenv XLA_FLAGS "$XLA_FLAGS "%s\nelse\n    setenv XLA_FLAGS %s\nendif\n' \
+            "$(q "--xla_gpu_cuda_data_dir=$xla")" "$(q "--xla_gpu_cuda_data_dir=$xla")"
+    fi
+    if [ -n "$cvd" ]; then
+        if [ -n "$cvd_to" ]; then set_cvd="setenv CUDA_VISIBLE_DEVICES $(q "$cvd_to")"
+        else set_cvd="unsetenv CUDA_VISIBLE_DEVICES"; fi
+        printf 'if ($?CUDA_VISIBLE_DEVICES) then\n    if ("$CUDA_VISIBLE_DEVICES" == %s) %s\nendif\n' \
+            "$(q "$cvd_from")" "$set_cvd"
+    fi
+    if [ -n "$growth" ]; then
+        echo "setenv TF_FORCE_GPU_ALLOW_GROWTH true"
+    fi
+}
+
 begin="# >>> tfdoctor activation hook >>>"
 end="# <<< tfdoctor activation hook <<<"
 note="# Written by \`tfdoctor fix\`; \`tfdoctor fix --undo\` restores the file as it was."
@@ -177,14 +218,14 @@ case "$mode" in
         # cat keeps the file's inode and mode; only its bytes change.
         cat "$tmp" > "$target"
         rm -f "$tmp"
-        fish="${target}.fish"  # every activate script the venv has: fish too (csh: not yet)
-        if [ -f "$fish" ]; then
+        for other in fish csh; do  # every activate script the venv has
+            [ -f "$target.$other" ] || continue
             awk -v b="$begin" -v e="$end" '$0 == b {skip = 1} !skip {print} $0 == e {skip = 0}' \
-                "$fish" > "$tmp"
-            { echo "$begin"; echo "$note"; fish_block; echo "$end"; } >> "$tmp"
-            cat "$tmp" > "$fish"
+                "$target.$other" > "$tmp"
+            { echo "$begin"; echo "$note"; "${other}_block"; echo "$end"; } >> "$tmp"
+            cat "$tmp" > "$target.$other"
             rm -f "$tmp"
-        fi
+        done
         ;;
     conda)
         mkdir -p "$target/etc/conda/activate.d" "$target/etc/conda/deactivate.d"

@@ -83,7 +83,7 @@ def test_hook_plan_preloads_libraries_and_hooks_only_the_shell_fixes(tmp_path):
     assert shell.fix_id == "remove-stub-libcuda-from-path"
     assert shell.args == ("--remove", STUBS, "--cvd-from", "-1", "--cvd-to", "", "venv",
                           str(prefix / "bin" / "activate"))
-    assert shell.files == (str(prefix / "bin" / "activate"), str(prefix / "bin" / "activate.fish"))
+    assert shell.files == tuple(str(prefix / "bin" / f"activate{ext}") for ext in ("", ".fish", ".csh"))
     assert preload.fix_id == "activation-hook-ld-library-path"
     assert preload.findings == ("cuda-library-missing",)
     assert preload.args == ("--preload", f"{site}/nvidia/cudnn/lib/libcudnn.so.9",
@@ -223,15 +223,17 @@ def test_judge_env_activates_only_a_shell_hook(tmp_path):
 
 def test_shell_hook_covers_fish_and_dash(tmp_path):
     """Where a shell hook is still needed it goes into every activate script the venv has that
-    tfdoctor can hook (bin/activate for bash/zsh/dash, activate.fish); deactivate restores in
-    fish; dash sources bin/activate without `typeset` errors; undo restores both byte for byte."""
+    tfdoctor can hook (bin/activate for bash/zsh/dash, activate.fish, activate.csh); deactivate
+    restores in fish; dash sources bin/activate without `typeset` errors; tcsh gets the same
+    values; undo restores all three byte for byte."""
     import shutil
 
     import pytest
 
     prefix = venv(tmp_path)
     fish = prefix / "bin" / "activate.fish"
-    original = fish.read_bytes(), (prefix / "bin" / "activate").read_bytes()
+    original = (fish.read_bytes(), (prefix / "bin" / "activate").read_bytes(),
+                (prefix / "bin" / "activate.csh").read_bytes())
     apply_plan(plan_fixes(judge(broken_env_facts(prefix))), yes, no)
     base = {"PATH": "/usr/bin:/bin", "LD_LIBRARY_PATH": f"{STUBS}:/opt/x", "CUDA_VISIBLE_DEVICES": "-1"}
     dash = subprocess.run(["dash", "-c", '. "$0/bin/activate"; echo "$LD_LIBRARY_PATH"', str(prefix)],
@@ -243,8 +245,16 @@ def test_shell_hook_covers_fish_and_dash(tmp_path):
                               'echo "out=$LD_LIBRARY_PATH cvd=$CUDA_VISIBLE_DEVICES"'],
                              env=base, capture_output=True, text=True, check=True).stdout.split("\n")
         assert out[:2] == ["in=/opt/x cvd=", f"out={STUBS}:/opt/x cvd=-1"]
+    if shutil.which("tcsh"):  # venv's activate.csh needs $prompt, as in an interactive csh
+        csh = subprocess.run(["tcsh", "-f", "-c", f"set prompt=''; source '{prefix}/bin/activate.csh'; "
+                              "source '" + str(prefix) + "/bin/activate.csh'; "
+                              'echo "in=$LD_LIBRARY_PATH cvd=$?CUDA_VISIBLE_DEVICES"'],
+                             env=base, capture_output=True, text=True, check=True)
+        assert csh.stdout.split("\n")[0] == "in=/opt/x cvd=0", csh.stderr
+    csh_before = original[2]
     undo_last(str(prefix))
-    assert (fish.read_bytes(), (prefix / "bin" / "activate").read_bytes()) == original
+    assert (fish.read_bytes(), (prefix / "bin" / "activate").read_bytes(),
+            (prefix / "bin" / "activate.csh").read_bytes()) == (*original[:2], csh_before)
     if not shutil.which("fish"):
         pytest.skip("fish not installed: the fish half ran only as far as writing the file")
 

@@ -169,9 +169,9 @@ def hook_target(facts: Facts) -> tuple[str, tuple[str, ...]]:
         return prefix, (os.path.join(conda, "activate.d", "tfdoctor.sh"),
                         os.path.join(conda, "deactivate.d", "tfdoctor.sh"))
     activate = os.path.join(prefix, "bin", "activate")
-    # The script also hooks activate.fish when the venv has one (listed always: a file that
-    # is not there stays absent, and the preview shows no change for it).
-    return activate, (activate, activate + ".fish")
+    # The script also hooks activate.fish and activate.csh when the venv has them (listed
+    # always: a file that is not there stays absent, and the preview shows no change for it).
+    return activate, (activate, activate + ".fish", activate + ".csh")
 
 
 def preload_site(facts: Facts) -> tuple[str, str] | None:
