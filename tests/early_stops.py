@@ -74,6 +74,8 @@ EARLY_STOPS = {
                                   exit="killed after the total smoke budget of 9 s", limit=9.0),
     "import-failed": stopped("completed", 0, None, "the child stopped before it",
                              import_status="error"),
+    "crashed-during-import": stopped("crashed", 0, "import", "the child was killed by SIGSEGV",
+                                     exit="SIGSEGV"),
     "crashed-in-matmul": stopped("crashed", 1, "matmul", "the child was killed by SIGSEGV",
                                  exit="SIGSEGV"),
     "timeout-in-xla": stopped("timeout", 4, "xla", "time limit of 60 s reached",
