@@ -209,3 +209,20 @@ def test_kernelspec_env_fix_leaves_a_healthy_block_alone(kernels_env):
     assert done.exit_code == 0, done.output
     assert json.loads(done.stdout)["plan"]["steps"] == []
     assert CliRunner().invoke(cli, ["kernels", "--apply"]).exit_code == 2
+
+
+def test_kernels_asks_jupyter_when_it_is_on_path(kernels_env, tf_cpu_python, monkeypatch):
+    """With `jupyter` on PATH its own `kernelspec list --json` answer is used (its paths, its
+    precedence), here the real jupyter_client command installed with the dev extra."""
+    import shutil
+
+    jupyter = Path(sys.executable).with_name("jupyter")
+    if not jupyter.exists():
+        pytest.skip("no jupyter command beside this interpreter (pip install jupyter_client)")
+    monkeypatch.setenv("PATH", f"{jupyter.parent}:/usr/bin:/bin")
+    assert shutil.which("jupyter") == str(jupyter)
+    from tfdoctor.kernels.command import installed_specs
+
+    specs = {s.name: s for s in installed_specs(dict(os.environ))}
+    assert specs["tf-cpu"].argv[0] == tf_cpu_python
+    assert specs["tf-cpu"].resource_dir == str(kernels_env / "tf-cpu")
