@@ -98,8 +98,10 @@ def test_failing_step_rolls_back_everything(tmp_path, offline):
     pip(python, "--no-deps", "tensorflow-gpu==2.12.0")
     activate = tmp_path / "venv" / "bin" / "activate"
     before_freeze, before_activate = freeze(python), activate.read_bytes()
+    before_tree = tree_hash(tmp_path / "venv")
     hook = FixStep("activation-hook-ld-library-path", "hook", "hook", ("x",), (),
-                   args=("--prepend", "/opt/lib", "venv", str(activate)), files=(str(activate),))
+                   args=("--prepend", "/opt/lib", "venv", str(activate)),
+                   files=tuple(str(activate) + ext for ext in ("", ".fish", ".csh")))
     bad = FixStep("remove-conflicting-tf", "pip", "pip", ("y",), (),
                   args=("--remove", "tensorflow-gpu", "tfdoctor-no-such-package==1.0"),
                   removes=("tensorflow-gpu",))
@@ -108,3 +110,4 @@ def test_failing_step_rolls_back_everything(tmp_path, offline):
         apply_plan(plan, lambda s: True, lambda s: False)
     assert activate.read_bytes() == before_activate
     assert freeze(python) == before_freeze
+    assert tree_hash(tmp_path / "venv") == before_tree
