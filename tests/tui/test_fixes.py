@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
 import subprocess
 import threading
@@ -291,9 +292,11 @@ def test_real_planner_and_applier_apply_then_undo(broken_env):  # type: ignore[n
 
 
 @pytest.mark.slow
-def test_quitting_during_an_apply_waits_for_the_rollback(broken_env, tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
-    """q while pip installs (paused mid-install): pip is stopped, the backup restored, the app
-    quits only then and says so; the venv is byte for byte as before and no child is left."""
+@pytest.mark.parametrize("how", ["q", "SIGTERM"])
+def test_quitting_during_an_apply_waits_for_the_rollback(broken_env, tmp_path, monkeypatch, how):  # type: ignore[no-untyped-def]
+    """q, or SIGTERM to tfdoctor, while pip installs (paused mid-install): pip is stopped, the
+    backup restored, the app quits only then and says so; the venv is byte for byte as before
+    and no child is left."""
     from fixing.cached_envs import differences, processes_using, tree
 
     marks = tmp_path / "marks"
@@ -309,7 +312,10 @@ def test_quitting_during_an_apply_waits_for_the_rollback(broken_env, tmp_path, m
         await settle(pilot)
         await pilot.press("space", "a", "y")
         await until(pilot, lambda: (marks / "paused").exists())
-        await pilot.press("q")
+        if how == "q":
+            await pilot.press("q")
+        else:
+            os.kill(os.getpid(), signal.SIGTERM)  # the app's handler, not the default's exit
         await until(pilot, lambda: app.fix_summary is not None)
 
     drive(app, scenario, size=(120, 50))

@@ -61,6 +61,7 @@ class DoctorApp(App[None]):
         self.fixing: str | None = None
         """"apply" or "undo" while the applier runs (one at a time), else None."""
         self.quit_when_fixed = False
+        self._old_sigterm: Any = None
         self.exported: Path | None = None
 
     def on_mount(self) -> None:
@@ -222,7 +223,24 @@ class DoctorApp(App[None]):
     def _start_fix(self, action: str, target: Any, fix_ids: list[str]) -> None:
         self.fixing = action
         self.refresh_bindings()
+        self._guard_sigterm(True)
         self._run_applier(action, target, fix_ids)
+
+    def _guard_sigterm(self, on: bool) -> None:
+        """While a fix runs, SIGTERM is the quit key: stop, wait for the restore, then exit
+        (the CLI's handler would kill pip and exit at once, leaving the journal unfinished)."""
+        import signal
+
+        if threading.current_thread() is not threading.main_thread():
+            return
+        if on:
+            def handler(_signum: int, _frame: object) -> None:
+                self.call_later(self.action_quit)
+
+            self._old_sigterm = signal.signal(signal.SIGTERM, handler)
+        elif getattr(self, "_old_sigterm", None) is not None:
+            signal.signal(signal.SIGTERM, self._old_sigterm)
+            self._old_sigterm = None
 
     @work(thread=True, group="fixes", exit_on_error=False)
     def _run_applier(self, action: str, target: Any, fix_ids: list[str]) -> None:
@@ -235,6 +253,7 @@ class DoctorApp(App[None]):
 
     def on_fixes_done(self, message: FixesDone) -> None:
         self.fix_summary, self.fixing = message, None
+        self._guard_sigterm(False)
         self.refresh_bindings()
         if self.quit_when_fixed:
             verb = "Undo" if message.action == "undo" else "Fix"
