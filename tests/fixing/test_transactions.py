@@ -162,6 +162,29 @@ def test_kill_9_leaves_no_pip_and_the_next_fix_offers_recover(env: Path, tmp_pat
     apply_and_undo(env, before)
 
 
+def test_kill_9_during_the_rollback_then_recover(env: Path, tmp_path: Path, state_dir: Path):
+    """SIGINT mid-install, then kill -9 while the rollback runs: the journal says
+    `rolling-back`, and `fix --recover` finishes the restore exactly."""
+    before = tree(env)
+    python = env / "bin" / "python"
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    proc = start(python, "--apply", "--yes", pause="install", pause_dir=marks)
+    wait_for(marks / "paused")
+    proc.send_signal(signal.SIGINT)
+    wait_for(marks / "rollback-paused", timeout=60)
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert [j["status"] for j in journals(state_dir)] == ["rolling-back"]
+    recovered = run(python, "--recover")
+    assert recovered.returncode == 0, recovered.stderr
+    assert differences(env, before) == []
+    end = time.monotonic() + 10
+    while processes_using(env) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert processes_using(env) == []
+
+
 def test_two_applies_at_once_the_second_is_refused(env: Path, tmp_path: Path):
     """A second apply (the CLI's, then the TUI's applier) while one runs is refused with one
     line naming the running one; the first then finishes alone and undo restores exactly."""
@@ -279,3 +302,55 @@ def test_undo_reports_a_backup_mismatch_loudly_with_paths(env: Path, state_dir: 
     assert f"/{victim}: bytes differ from the backup" in undone.stderr
     assert [j["status"] for j in journals(state_dir)] == ["failed-rollback"]
     assert site_packages(env).is_dir()
+
+
+def test_a_disk_full_during_the_rollback_is_reported_then_undo_restores(tmp_path: Path,
+                                                                         monkeypatch):
+    """The venv's disk fills up between the apply and its rollback (a new finding triggers it):
+    the rollback cannot put the 8 MB distribution back, says ROLLBACK INCOMPLETE with the path
+    (never "rolled back"), and once there is room `fix --undo` restores it exactly."""
+    from fixing_venvs import make_venv
+    from fixing_wheels import build_wheel
+    from tfdoctor.errors import FixError
+    from tfdoctor.fixing.apply import apply_plan, undo_last
+    from tfdoctor.fixing.model import FixPlan, FixStep
+
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root (CI runs as root)")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=128m", "tmpfs", str(disk)]).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        wheels = tmp_path / "wheels"
+        build_wheel(wheels, "bigpkg", "1.0", {"bigpkg/data.txt": "1" * (8 << 20)})
+        build_wheel(wheels, "bigpkg", "2.0", {"bigpkg/data.txt": "2" * (1 << 20)})
+        monkeypatch.setenv("PIP_NO_INDEX", "1")
+        monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+        python = make_venv(disk / "venv")
+        pip(python, "bigpkg==1.0")
+        before = tree(disk / "venv")
+        step = FixStep("pin-python-packages", "pip", "pin", ("old-finding",), (),
+                       args=("bigpkg==2.0",))
+        plan = FixPlan(python, str(disk / "venv"), "venv", "here", "now", ("old-finding",),
+                       (step,))
+
+        def judge(_result: object) -> tuple[str, ...]:
+            with open(disk / "filler", "wb") as f:  # another process fills the disk
+                try:
+                    while True:
+                        f.write(b"\0" * (1 << 20))
+                        f.flush()
+                except OSError:
+                    pass
+            return ("old-finding", "invented-finding")
+
+        with pytest.raises(FixError, match="ROLLBACK INCOMPLETE") as failed:
+            apply_plan(plan, lambda _s: True, lambda _s: False, judge=judge)
+        assert "site-packages/bigpkg" in str(failed.value), failed.value
+        assert "byte for byte" not in str(failed.value)
+        (disk / "filler").unlink()
+        undo_last(str(disk / "venv"))
+        assert differences(disk / "venv", before) == []
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)

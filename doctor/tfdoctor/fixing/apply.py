@@ -297,7 +297,10 @@ def rollback(journal: Journal, python: str) -> list[str]:
     before = journal.data.get("pip_before")
     if before is not None:
         problems += manifest.remove_added(journal)
-        problems += pipstate.restore(python, before, journal.data.get("dists", {}))
+        try:
+            problems += pipstate.restore(python, before, journal.data.get("dists", {}))
+        except FixError as exc:  # the target cannot even list its packages: say so, go on
+            problems.append(str(exc))
         problems += manifest.verify(journal)
         freeze = journal.data.get("freeze_before")
         if freeze is not None and not problems and pipstate.freeze(python) != freeze:

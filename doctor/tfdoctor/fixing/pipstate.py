@@ -127,6 +127,17 @@ def backup_dists(python: str, names: list[str], directory: Path,
     return saved
 
 
+def _intact(saved: dict[str, Any]) -> bool:
+    """Every file of a backed-up distribution is there with the bytes it had when zipped."""
+    for path, digest in saved.get("sha256", {}).items():
+        try:
+            if _sha256(path) != digest:
+                return False
+        except OSError:
+            return False
+    return True
+
+
 def _sha256(path: str) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -160,13 +171,21 @@ def restore(python: str, before: dict[str, str], backups: dict[str, dict[str, An
         if not result.ok:
             return [f"pip uninstall {' '.join(extra)}: {result.describe_failure()}"]
         now = installed(python)
-    missing = sorted(n for n in before if now.get(n) != before[n])
+    # A distribution listed at the right version may still be half put back (an earlier
+    # restore stopped by a full disk): its files must hash as they did when they were zipped.
+    missing = sorted(n for n in before if now.get(n) != before[n]
+                     or (n in backups and not _intact(backups[n])))
     problems = []
     again = []
     for name in missing:
         saved = backups.get(name)
         if saved and saved["version"] == before[name] and Path(saved["zip"]).exists():
-            extract(saved["zip"])
+            try:
+                extract(saved["zip"])
+            except (OSError, zipfile.BadZipFile) as exc:  # a full disk: say so, go on
+                where = getattr(exc, "filename", None) or saved["zip"]
+                problems.append(f"{where}: cannot restore {name} {before[name]} from its "
+                                f"backup ({getattr(exc, 'strerror', None) or exc})")
         else:
             again.append(f"{name}=={before[name]}")
     if again:
