@@ -18,6 +18,8 @@ MANUAL_ON_PURPOSE = {
     "upgrade-nvidia-driver", "add-user-to-video-group", "disable-mig", "reset-gpu",
     "wsl-libcuda-path", "install-tf-native-windows", "install-nvidia-container-toolkit",
     "put-matching-ptxas-on-path",
+    # issue 10: an NCCL workaround for IOMMU faults, and a step that runs in Windows.
+    "disable-nccl-p2p", "wsl-set-version-2",
 }
 # Recipes no check references yet (persistence mode: issue 5, item 3).
 UNREFERENCED_RECIPES = {"enable-persistence-mode"}
