@@ -228,3 +228,28 @@ def test_sixteen_colour_themes_keep_badges_and_verdict(theme: str) -> None:
         assert "error   package-out-of-range" in text
 
     drive(app, scenario, size=(120, 40))
+
+
+def test_header_names_the_target_while_the_first_run_goes() -> None:
+    """Before any report exists the header already says which interpreter is diagnosed and why
+    (the real loader knows it from the start)."""
+    from tfdoctor.host import Host
+    from tfdoctor.registry import CheckConfig
+    from tfdoctor.tui.seams import diagnosis_loader
+
+    real = diagnosis_loader(Host(python="/venv/bin/python", python_why="--python"),
+                            CheckConfig(), None)
+    assert real.target == "Diagnosing /venv/bin/python (--python)"  # type: ignore[attr-defined]
+    loader = Loader(problems_report(), block=True)
+    loader.target = "Diagnosing /venv/bin/python (--python)"  # type: ignore[attr-defined]
+    app = make_app(loader)
+
+    async def scenario(pilot):  # type: ignore[no-untyped-def]
+        while not loader.entered.is_set():
+            await pilot.pause(0.02)
+        await pilot.pause()
+        assert app.running and "Diagnosing /venv/bin/python (--python)" in screen_text(app)
+        loader.release.set()
+        await settle(pilot)
+
+    drive(app, scenario, size=(120, 40))

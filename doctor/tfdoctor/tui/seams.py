@@ -51,14 +51,23 @@ Exporter = Callable[["Report", Path], Path]
 
 def diagnosis_loader(host: Host, config: CheckConfig, smoke: SmokeOptions | None) -> LoadReport:
     """The real loader: `tfdoctor.diagnose.diagnose` on `host`; smoke None means --quick."""
+    return DiagnosisLoader(host, config, smoke)
 
-    def load(progress: Progress, cancel: threading.Event) -> Report:
+
+class DiagnosisLoader:
+    """A LoadReport that also says, before any report exists, which interpreter it diagnoses."""
+
+    def __init__(self, host: Host, config: CheckConfig, smoke: SmokeOptions | None) -> None:
+        self.host, self.config, self.smoke = host, config, smoke
+        why = f" ({host.python_why})" if host.python_why else ""
+        self.target = f"Diagnosing {host.python}{why}"
+        """The report's first line, known from the start (the TUI header shows it while running)."""
+
+    def __call__(self, progress: Progress, cancel: threading.Event) -> Report:
         from tfdoctor.diagnose import diagnose
 
-        return diagnose(host, config, smoke=smoke, progress=progress, smoke_progress=progress,
-                        cancel=cancel)
-
-    return load
+        return diagnose(self.host, self.config, smoke=self.smoke, progress=progress,
+                        smoke_progress=progress, cancel=cancel)
 
 
 def export_json(report: Report, path: Path) -> Path:

@@ -35,7 +35,9 @@ class VerdictBar(Static):
             done = len(app.areas_done)
             doing = "Probing the driver, CUDA, the libraries and TensorFlow" if (
                 done < app.area_total) else "Running TensorFlow work in the target interpreter"
-            return f"Diagnosing ... {done} of {app.area_total} probe areas done\n{doing}"
+            target = getattr(app.load_report, "target", None)
+            return f"Diagnosing ... {done} of {app.area_total} probe areas done\n{doing}" + (
+                f"\n{escape(target)}" if target else "")
         if app.error is not None:
             return f"The diagnosis failed: {escape(app.error)}\nPress r to try again."
         if app.report is None:
