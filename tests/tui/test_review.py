@@ -253,3 +253,37 @@ def test_header_names_the_target_while_the_first_run_goes() -> None:
         await settle(pilot)
 
     drive(app, scenario, size=(120, 40))
+
+
+def test_findings_alike_are_one_line_and_one_detail() -> None:
+    """Three libraries with the same finding and fix are one line (+2 alike); its detail shows
+    each library's message and evidence and every command once."""
+    from tfdoctor.findings import Remediation
+
+    def lib(soname: str) -> Finding:
+        return Finding("cuda-library-missing", Severity.WARNING, f"TensorFlow cannot load {soname}.",
+                       {"library.soname": soname}, "Add its directory.",
+                       Remediation("activation-hook-ld-library-path",
+                                   ("export A=1", f"export B={soname}")), check="cuda-libraries")
+
+    base = problems_report()
+    libs = (lib("libcurand.so.10"), lib("libcufft.so.11"), lib("libcusparse.so.12"))
+    report = replace(base, findings=(*base.findings, *libs))
+    app = make_app(Loader(report))
+
+    async def scenario(pilot):  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        options = app.screen.query_one(FindingsList)
+        assert options.option_count == len(base.findings) + 1
+        assert screen_text(app).count("cuda-library-missing") == 1
+        assert "+2 alike" in screen_text(app)
+        app.open_detail(finding=libs[0])
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert "Alike: TensorFlow cannot load libcufft.so.11." in text
+        assert "library.soname: libcusparse.so.12" in text
+        table = app.screen.query_one(CommandTable)
+        assert table.commands == ("export A=1", "export B=libcurand.so.10",
+                                  "export B=libcufft.so.11", "export B=libcusparse.so.12")
+
+    drive(app, scenario, size=(120, 50))

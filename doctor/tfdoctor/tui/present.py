@@ -40,16 +40,18 @@ def severity_tag(severity: Severity) -> Content:
     return Content.styled(f"{severity.value:<7}", SEVERITY_STYLE[severity])
 
 
-def finding_line(finding: Finding, report: Report) -> Content:
-    """Two lines for the findings list: tag, id and its place in the causal chain; the message."""
+def finding_line(finding: Finding, report: Report, alike: int = 0) -> Content:
+    """Two lines for the findings list: tag, id and its place in the causal chain (and how many
+    more alike it stands for); the message."""
     if finding is report.root_cause:
         place = Content.styled("  root cause", "bold $text-error")
     elif finding.caused_by:
         place = Content.styled(f"  because of {finding.caused_by}", "$text-muted")
     else:
         place = Content("")
+    more = Content.styled(f"  +{alike} alike", "$text-muted") if alike else Content("")
     return Content.assemble(severity_tag(finding.severity), " ", (finding.id, "bold"), place,
-                            "\n", finding.message)
+                            more, "\n", finding.message)
 
 
 def verdict_style(report: Report | None, running: bool, failed: bool) -> str:

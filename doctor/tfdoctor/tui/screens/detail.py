@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from tfdoctor.findings import CheckOutcome, Finding
 from tfdoctor.registry import all_checks
+from tfdoctor.render_text import group_findings
 from tfdoctor.report import Report
 from tfdoctor.tui.present import AREA_SECTIONS, severity_tag, status_badge
 from tfdoctor.tui.widgets.facts_tree import FactsTree
@@ -92,7 +93,12 @@ class DetailScreen(Screen[None]):
         outcome = self.outcome
         return Content.assemble(status_badge(outcome.status), " ", (outcome.check, "bold"))
 
+    def _alike(self, f: Finding) -> list[Finding]:
+        """f and the findings alike but for their subject (the findings list shows one line)."""
+        return next((g for g in group_findings(self.report.findings) if f in g), [f])
+
     def _finding_parts(self, f: Finding) -> ComposeResult:
+        alike = self._alike(f)
         yield Static(Content(f.message), classes="message")
         if f.caused_by:
             yield Static(Content.assemble(("Follows from ", "$text-muted"), (f.caused_by, "bold"),
@@ -101,6 +107,10 @@ class DetailScreen(Screen[None]):
             yield Static(Content.styled("Evidence", "bold"), classes="heading")
             yield Static(Content("\n").join(Content.assemble((f"{k}: ", "$text-primary"), str(v))
                                              for k, v in f.evidence.items()))
+        for other in alike[1:]:
+            yield Static(Content.assemble(("Alike: ", "bold"), other.message), classes="message")
+            yield Static(Content("\n").join(Content.assemble((f"{k}: ", "$text-primary"), str(v))
+                                             for k, v in other.evidence.items()))
         if f.hint:
             yield Static(Content.styled("What to do", "bold"), classes="heading")
             yield Static(Content(f.hint))
@@ -109,7 +119,8 @@ class DetailScreen(Screen[None]):
             root = " (needs root: run it yourself)" if rem.needs_root else ""
             fix = Content.assemble(("Fix ", "bold"), (rem.fix_id, "bold $text-accent"), root)
             yield Static(fix, classes="heading")
-            yield CommandTable(rem.commands)
+            yield CommandTable(tuple(dict.fromkeys(
+                c for g in alike if g.remediation for c in g.remediation.commands)))
         if f.links:
             yield Static(Content.styled("See", "bold"), classes="heading")
             yield Static(Content("\n").join(

@@ -9,6 +9,7 @@ from textual.widgets.option_list import Option
 
 from tfdoctor.findings import CheckOutcome, Finding
 from tfdoctor.registry import all_checks
+from tfdoctor.render_text import group_findings
 from tfdoctor.report import Report
 from tfdoctor.tui.present import PENDING, finding_line, status_badge
 
@@ -31,8 +32,12 @@ class FindingsList(OptionList):
         if not report.findings:
             self.add_option(Option("No findings: every check passed.", disabled=True))
             return
-        self.add_options(Option(finding_line(report.findings[i], report), id=str(i))
-                         for i in display_order(report))
+        # Findings alike but for their subject (several libraries, one fix) are one line.
+        order = display_order(report)
+        groups = group_findings(tuple(report.findings[i] for i in order))
+        first = {id(report.findings[i]): i for i in order}
+        self.add_options(Option(finding_line(g[0], report, alike=len(g) - 1),
+                                id=str(first[id(g[0])])) for g in groups)
         ids = [self.get_option_at_index(i).id for i in range(self.option_count)]
         # Keep the finding that was highlighted; else the first one (the root cause).
         self.highlighted = ids.index(was) if was in ids else int(running)
