@@ -235,6 +235,12 @@ def check_smoke_run(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         )
 
 
+def _lower_first(text: str) -> str:
+    """"The driver ..." -> "the driver ..."; names keep their case (TensorFlow, NVIDIA, cuInit)."""
+    word = text.split(" ", 1)[0]
+    return text if any(c.isupper() for c in word[1:]) else text[:1].lower() + text[1:]
+
+
 def _signal_finding(s: SmokeFacts, stuck: RecipeResult | None, evidence: dict[str, str]) -> Finding:
     if s.exit == "SIGILL":
         return Finding(
@@ -295,7 +301,7 @@ def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             Severity.ERROR if expected else Severity.WARNING,
             "TensorFlow registered no GPU"
             + (
-                f": {first.message[0].lower()}{first.message[1:]}"
+                f": {_lower_first(first.message)}"
                 if first
                 else "; its log names no cause."
             ),
