@@ -60,7 +60,8 @@ EVIDENCE: dict[str, tuple[str, ...]] = {
     "tf-log-pip-dependency-conflict": _PACKAGES, "tf-log-keras3-incompatible": _PACKAGES,
     "tf-log-keras-tf-mismatch": _PACKAGES, "tf-log-numpy2-abi": _PACKAGES, "tf-log-protobuf-descriptors": _PACKAGES,
     "tf-log-tf-internal-api-mismatch": _PACKAGES, "tf-log-ml-dtypes-mismatch": _PACKAGES,
-    "tf-log-no-matching-wheel": ("platform.system", "python.version"),
+    "tf-log-no-matching-wheel": ("platform.system", "python.version", "python.packages"),
+    "tf-log-python-exception": ("python.packages", "tensorflow.build"), "tf-log-tf-addon-mismatch": _PACKAGES,
     "tf-log-illegal-instruction": ("platform.cpu_flags",), "cpu-missing-instructions": ("platform.cpu_flags",),
     "tf-log-gpu-out-of-memory": ("driver",), "tf-log-cudnn-handle-failed": ("driver", "libraries"),
     "tf-log-cc-not-in-build": ("tensorflow.build", "driver"), "tf-log-ptx-invalid": ("tensorflow.build", "driver"),
@@ -95,7 +96,8 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
         facts_of[_command("cuda_driver")] = "cuda_driver"
         decides[_command("cuda_driver")] = []
     evidence: dict[str, float] = {}
-    for weight, finding in enumerate(pointed[:3]):
+    for index, finding in enumerate(pointed):
+        weight = min(index, 3)
         for rank, fact in enumerate(EVIDENCE.get(finding.id, ())):
             if report.facts.known(fact):
                 continue

@@ -227,6 +227,13 @@ CAUSES: dict[str, CauseInfo] = {
         "Install the versions TensorFlow requires (the 'requires' part of pip's message).",
         None,
     ),
+    "python-exception": CauseInfo(
+        Severity.INFO,
+        "A Python exception ended TensorFlow's output; the exception line says which module failed.",
+        "An import error after installing or upgrading packages is usually a version mismatch: "
+        "compare `pip list` with TensorFlow's requirements (`pip show tensorflow`).",
+        None,
+    ),
     "cudnn-handle-failed": CauseInfo(
         Severity.ERROR,
         "cuDNN could not create its handle or pick a convolution algorithm: the GPU's memory is "

@@ -30,7 +30,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                                  r"|module 'google\._upb\._message' has no attribute"
                                  r"|your generated code is out of date and must be regenerated with protoc"),
         ("keras-tf-mismatch", r"Another metric with the same name already exists"),
-        ("tf-addon-mismatch", r"(?P<s>tensorflow_(?:io|text|addons|decision_forests|recommenders|transform)\w*)/\S*\.so: undefined symbol: _ZN(?:3tsl|10tensorflow)"
+        ("tf-addon-mismatch", r"(?P<s>tensorflow_(?:io|text|addons|decision_forests|recommenders|transform)\w*)/\S*\.so(?:: undefined symbol: |, 0x\w+\): symbol not found in flat namespace ')_?_ZN(?:3tsl|10tensorflow)"
                               r"|(?P<t>Tensorflow Addons) supports using Python ops for all Tensorflow versions"
                               r"|This version of (?:TensorFlow Probability|TensorFlow Text|TensorFlow I/O) requires TensorFlow"),
         ("keras-src-missing", r"No module named '(?P<s>keras\.src)'"),
@@ -128,6 +128,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"Allocator \(GPU_\d+_bfc\) ran out of memory",
         ),
         ("cuda-error", r"(?P<s>CUDA_ERROR_[A-Z_]+)"),
+        # A Python exception ending a traceback: says only where to look (info, for the asks).
+        ("python-exception", r"^(?P<s>(?:[\w.]+\.)?(?:ImportError|ModuleNotFoundError|AttributeError|TypeError|OSError|NotImplementedError))(?::|$)"),
     )
 )
 
