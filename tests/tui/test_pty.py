@@ -126,3 +126,26 @@ def _cmdline(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     except OSError:
         return ""
+
+
+def test_s_during_the_tensorflow_import_leaves_smoke_checks_not_run(tf_cpu_python: str) -> None:
+    """The issue's first bug, on the real binary: s while TensorFlow imports stops the run; the
+    verdict is incomplete (the smoke checks did not run; their rows are Pilot-tested in
+    test_review.py), and q exits 3."""
+    mark = uuid.uuid4().hex
+    child = _spawn(mark, "--python", tf_cpu_python)
+    child.expect("Diagnosing")
+    deadline = time.monotonic() + 20
+    while not any("_child.py" in _cmdline(p) for p in _marked(mark)):
+        assert time.monotonic() < deadline, "the smoke child never started"
+        time.sleep(0.05)
+    child.send("s")
+    child.expect("Verdict: incomplete")
+    child.send("q")
+    # Left in the terminal: the verdict counts the smoke checks that did not run.
+    child.expect(r"Verdict: incomplete: no problem found, but \d+ check\(s\) could not check or "
+                 r"did not run")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 3
+    assert _gone(mark) == []
