@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tfdoctor.checks.common import nvidia_wheel
+from tfdoctor.checks.smoke_inputs import DONE, RUN_ENDS, no_result_cause, recipe_results
 from tfdoctor.facts import Facts, RecipeResult, SmokeFacts
 from tfdoctor.findings import Finding, Severity
 from tfdoctor.registry import CheckConfig, NotApplicable, NotRun, check
@@ -31,66 +32,6 @@ def smoke_facts(facts: Facts) -> SmokeFacts:
     """The smoke facts of a check registered with needs="smoke"."""
     assert facts.smoke is not None  # guaranteed by needs="smoke"
     return facts.smoke
-
-
-DONE = ("passed", "failed", "error", "skipped")
-"""Recipe statuses that are a result; not-run, timeout and crashed are not."""
-
-_ENDS = {
-    "cancelled": "the smoke run was stopped",
-    "budget": "the smoke time budget ran out",
-    "timeout": "the smoke child hung",
-    "crashed": "the smoke child crashed",
-    "exited": "the smoke child stopped early",
-    "garbage": "the smoke child's output was not the smoke protocol",
-    "could-not-start": "the target interpreter could not be started",
-    "internal-error": "tfdoctor's smoke runner failed",
-}
-
-
-def why_not_run(s: SmokeFacts, name: str) -> str:
-    """One line: why recipe `name` gave no result (how the run ended, then the recipe's detail)."""
-    return f"the {name} recipe gave no result: {_why(s, name)}"
-
-
-def _why(s: SmokeFacts, name: str) -> str:
-    imported = s.recipe("import")
-    if imported is not None and imported.status == "error":
-        return "import tensorflow failed in the target interpreter"
-    r = next((r for r in s.recipes if r.name == name and r.status not in DONE), None)
-    end = _ENDS.get(s.outcome)
-    if s.outcome in ("budget", "timeout") and s.limit_seconds:
-        end = f"{end} ({s.limit_seconds:g} s)"
-    if imported is not None and imported.status in ("not-run", "timeout", "crashed") and \
-            s.outcome in ("cancelled", "budget", "timeout", "crashed") and end:
-        end += " during import tensorflow"
-    # The recipe's own detail repeats a stop, a limit or a cancel; it adds to a crash or exit.
-    detail = r.detail if r and r.detail and s.outcome not in ("cancelled", "budget", "timeout") \
-        and r.detail != "the child stopped before it" else None
-    return "; ".join(p for p in (end, detail) if p) or "it did not run"
-
-
-def recipe_results(s: SmokeFacts, name: str) -> tuple[RecipeResult, ...]:
-    """The results recipe `name` reached; NotRun with the reason when it reached none.
-
-    NotApplicable when a finished run did not ask for it (--only) or the smoke facts are a
-    ticket's (`tfdoctor triage`: TensorFlow output that was not our run).
-    """
-    results = tuple(r for r in s.recipes if r.name == name)
-    imported = s.recipe("import")
-    if not results and s.outcome in ("completed", "ticket") and (
-        imported is None or imported.status == "passed"
-    ):
-        raise NotApplicable
-    done = tuple(r for r in results if r.status in DONE)
-    if not done or (imported is not None and imported.status == "error"):
-        raise NotRun(why_not_run(s, name))
-    return done
-
-
-def gpu_expected(facts: Facts, config: CheckConfig) -> bool:
-    """A GPU should have been usable: NVML lists one, some were expected, or the driver is unknown."""
-    return bool(facts.driver.gpus) or bool(config.expect_gpus) or not facts.known("driver.gpus")
 
 
 def cause_hint(info: CauseInfo, facts: Facts) -> str:
@@ -159,7 +100,7 @@ def check_smoke_run(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             "Kill them; please report this.",
         )
     if s.outcome == "cancelled" and not s.survivors:
-        raise NotRun(_ENDS["cancelled"] + " before it finished")
+        raise NotRun(RUN_ENDS["cancelled"] + " before it finished")
     if s.outcome == "could-not-start":
         yield Finding(
             "smoke-could-not-start",
@@ -337,7 +278,7 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     # A child that ended by itself (even by a crash) left its whole log; one we stopped did not.
     if s.outcome in ("cancelled", "budget", "timeout", "could-not-start", "internal-error") \
             and not s.causes:
-        raise NotRun(f"{_ENDS.get(s.outcome, 'the smoke run did not finish')}: the log is partial")
+        raise NotRun(f"{RUN_ENDS.get(s.outcome, 'the smoke run did not finish')}: the log is partial")
     done: set[str] = set()
     # On a machine known to have no GPU, with none expected, "no GPU" is not an error.
     gpu_expected = bool(facts.driver.gpus) or config.expect_gpus or not facts.known("driver.gpus")
@@ -379,7 +320,7 @@ def check_smoke_recipes(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     missing = [r for r in s.recipes if r.status not in DONE and r.name in RECIPE_IDS]
     if not failed and (missing or (s.outcome != "ticket" and not s.recipes)):
         names = ", ".join(dict.fromkeys(r.name for r in missing)) or "the recipes"
-        raise NotRun(f"{names} gave no result: " + _why(s, missing[0].name if missing else ""))
+        raise NotRun(f"{names} gave no result: " + no_result_cause(s, missing[0].name if missing else ""))
     if not failed and s.outcome == "ticket":
         raise NotApplicable
     for r in failed:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tfdoctor.checks.smoke import gpu_expected, recipe_results, smoke_facts
+from tfdoctor.checks.smoke import smoke_facts
+from tfdoctor.checks.smoke_inputs import gpu_expected, recipe_results
 from tfdoctor.facts import Facts, RecipeResult
 from tfdoctor.findings import Finding, Severity
 from tfdoctor.registry import CheckConfig, NotApplicable, NotRun, check
