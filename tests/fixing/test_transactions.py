@@ -354,3 +354,27 @@ def test_a_disk_full_during_the_rollback_is_reported_then_undo_restores(tmp_path
         assert differences(disk / "venv", before) == []
     finally:
         subprocess.run(["umount", str(disk)], check=True)
+
+
+def test_ctrl_c_at_the_confirmation_prompt_stops_at_once(env: Path, state_dir: Path,
+                                                         monkeypatch: pytest.MonkeyPatch):
+    """Ctrl+C while tfdoctor waits for "Apply ...? [y/N]" stops the apply then and there (the
+    prompt is not left hanging), restores what was done and exits 130."""
+    import click
+    from click.testing import CliRunner
+    from tfdoctor.fixing.commands import fix
+
+    before = tree(env)
+
+    def interrupted_prompt(*_args: object, **_kwargs: object) -> bool:
+        os.kill(os.getpid(), signal.SIGINT)  # the key press, delivered while waiting
+        time.sleep(5)
+        raise AssertionError("the prompt went on waiting after Ctrl+C")
+
+    monkeypatch.setattr(click, "confirm", interrupted_prompt)
+    monkeypatch.setattr("tfdoctor.fixing.commands._can_ask", lambda: True)  # a terminal
+    result = CliRunner().invoke(fix, ["--python", str(env / "bin" / "python"), "--apply"])
+    assert result.exit_code == 130, result.output
+    assert "stopped by SIGINT" in result.stderr and "byte for byte" in result.stderr
+    assert [j["status"] for j in journals(state_dir)] == ["rolled-back"]
+    assert differences(env, before) == []
