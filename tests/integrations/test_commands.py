@@ -19,7 +19,8 @@ def test_path_names_every_recipe_and_refuses_an_unknown_one():
         out = runner.invoke(group, ["integrations", "path", name])
         assert out.exit_code == 0 and out.output.strip()
     bad = runner.invoke(group, ["integrations", "path", "nomad"])
-    assert bad.exit_code == 2 and "known: cluster, kubernetes, prometheus, provisioning, slurm, schema" in bad.output
+    known = "known: cluster, kubernetes, prometheus, provisioning, slurm, schema"
+    assert bad.exit_code == 2 and known in bad.output
 
 
 def completions(params, args, incomplete):
