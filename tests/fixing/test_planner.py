@@ -90,3 +90,15 @@ def test_env_fixes_for_a_system_python_are_printed():
     steps = plan_fixes(judge(facts)).steps
     assert [(s.fix_id, s.kind) for s in steps] == [("unset-cuda-visible-devices", "manual")]
     assert steps[0].commands == ("unset CUDA_VISIBLE_DEVICES",)
+
+
+def test_undo_hint_is_the_exact_command() -> None:
+    """The hint printed after an apply undoes that target: --python (quoted) unless it is
+    tfdoctor's own interpreter (issue 12, point 5)."""
+    import sys
+
+    from tfdoctor.fixing.render import undo_command
+
+    assert undo_command(sys.executable) == "tfdoctor fix --undo"
+    want = "tfdoctor fix --undo --python '/home/me/my env/bin/python'"
+    assert undo_command("/home/me/my env/bin/python") == want

@@ -107,8 +107,14 @@ def apply_plan(plan: FixPlan, confirm: Confirm, confirm_root: Confirm, *,
         if cancel.is_set() and result.changed:
             raise FixInterrupted(
                 f"stopped by {cancel.reason} after the fix had finished: recorded as applied "
-                f"(journal: {journal.dir}; undo: tfdoctor fix --undo)", cancel.reason, "applied")
+                f"(journal: {journal.dir}; undo: {undo_command(plan.python)})", cancel.reason, "applied")
         return result
+
+
+def undo_command(python: str) -> str:
+    from tfdoctor.fixing.render import undo_command as command
+
+    return command(python)
 
 
 def require_idle(prefix: str) -> None:

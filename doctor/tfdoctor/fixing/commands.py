@@ -116,7 +116,7 @@ def _run(plan: FixPlan, before: Report | None, *, do_apply: bool, yes: bool, all
     from tfdoctor.console import error
     from tfdoctor.fixing.apply import FixInterrupted, apply_plan
     from tfdoctor.fixing.proc import CancelToken, interruptible
-    from tfdoctor.fixing.render import render_apply, render_step
+    from tfdoctor.fixing.render import render_apply, render_step, undo_command
 
     if not as_json:
         note(render_plan(plan, previews, dry_run=False))
@@ -163,9 +163,10 @@ def _run(plan: FixPlan, before: Report | None, *, do_apply: bool, yes: bool, all
         click.echo(json.dumps({**_plan_json(plan, previews), "applied": [
             {"fix_id": r.fix_id, "status": r.status, "detail": r.detail} for r in result.steps],
             "journal": str(result.journal) if result.journal else None,
+            "undo": undo_command(plan.python) if result.journal else None,
             "before": list(before_ids), "after": list(after_ids)}, indent=2))
     else:
-        click.echo(render_apply(result, before_ids, after_ids), nl=False)
+        click.echo(render_apply(result, before_ids, after_ids, plan.python), nl=False)
     return ExitCode.PROBLEMS if after.verdict == "problems" else ExitCode.OK
 
 

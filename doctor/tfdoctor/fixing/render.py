@@ -46,7 +46,17 @@ def render_plan(plan: FixPlan, previews: dict[int, list[FileChange]], *, dry_run
     return head + body + tail
 
 
-def render_apply(result: ApplyResult, before: tuple[str, ...], after: tuple[str, ...]) -> str:
+def undo_command(python: str) -> str:
+    """The exact command that undoes an apply on this target: --python unless it is tfdoctor's own."""
+    import shlex
+    import sys
+
+    same = python == sys.executable
+    return "tfdoctor fix --undo" + ("" if same else f" --python {shlex.quote(python)}")
+
+
+def render_apply(result: ApplyResult, before: tuple[str, ...], after: tuple[str, ...],
+                 python: str | None = None) -> str:
     """Each step's outcome, then the findings before and after."""
     lines = ["Applied:" if result.changed else "Nothing changed."]
     for r in result.steps:
@@ -59,5 +69,6 @@ def render_apply(result: ApplyResult, before: tuple[str, ...], after: tuple[str,
     lines.append(f"Fixed: {', '.join(fixed) or 'none'}; still there: {', '.join(left) or 'none'}"
                  + (f"; new: {', '.join(new)}" if new else ""))
     if result.journal:
-        lines.append(f"Journal and backups: {result.journal} (undo: tfdoctor fix --undo)")
+        undo = undo_command(python) if python else "tfdoctor fix --undo"
+        lines.append(f"Journal and backups: {result.journal} (undo: {undo})")
     return "\n".join(lines) + "\n"
