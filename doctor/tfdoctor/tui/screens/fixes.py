@@ -19,6 +19,7 @@ from textual.widgets.selection_list import Selection
 from tfdoctor.render_text import headline
 from tfdoctor.tui.screens.confirm import ConfirmScreen
 from tfdoctor.tui.state import doctor
+from tfdoctor.tui.widgets.verdict import VerdictBar
 
 if TYPE_CHECKING:
     from tfdoctor.fixing.model import FixPlan, FixStep
@@ -68,6 +69,7 @@ class FixScreen(Screen[None]):
         if not self._planned:
             self._build_plan()
         plan = self.plan
+        yield VerdictBar(id="verdict")
         with VerticalScroll(id="fixes"):
             yield Static(self._heading(), classes="heading", id="fix-heading")
             auto = [(i, s) for i, s in enumerate(plan.steps) if s.automatic] if plan else []
