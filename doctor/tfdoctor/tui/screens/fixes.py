@@ -220,15 +220,18 @@ class FixScreen(Screen[None]):
         action = doctor(self).fixing
         self.refresh_bindings()
         if action is not None:
-            self.query_one("#fix-progress", Static).update(Content.styled(
-                f"\n{'Applying' if action == 'apply' else 'Undoing'} ... (keys are disabled; "
-                "q waits for the environment to be restored)", "bold $text-warning"))
+            # query, not query_one: the screen may be recomposing (the plan refreshed) right now.
+            for widget in self.query("#fix-progress").results(Static):
+                widget.update(Content.styled(
+                    f"\n{'Applying' if action == 'apply' else 'Undoing'} ... (keys are disabled; "
+                    "q waits for the environment to be restored)", "bold $text-warning"))
 
     def _show_result(self, _value: object = None) -> None:
         app = doctor(self)
         self.refresh_bindings()
         if app.fixing is None:
-            self.query_one("#fix-progress", Static).update("")
+            for widget in self.query("#fix-progress").results(Static):
+                widget.update("")
         done = app.fix_summary
         if done is None:
             return
@@ -241,4 +244,5 @@ class FixScreen(Screen[None]):
         after = "re-running the diagnosis ..." if app.running else (
             headline(app.report) if app.report else "no report")
         parts.append(Content.assemble(("After:  ", "bold"), after))
-        self.query_one("#fix-result", Static).update(Content("\n").join(parts))
+        for widget in self.query("#fix-result").results(Static):
+            widget.update(Content("\n").join(parts))
