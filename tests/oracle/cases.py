@@ -64,7 +64,5 @@ CASES: dict[str, Case] = {
         "CUDA_ERROR_NO_DEVICE": "cuda-visible-devices-malformed"}),
     "visible-uuid": Case(Machine(("--gpus", "4"), WORKING, {"CUDA_VISIBLE_DEVICES": UUID1}), 1),
     "gpu-lost": Case(Machine((), WORKING, scenario=LOST), 0, {
-        "failed call to cuInit": "libcuda-init-failed"},
-        known="tfdoctor's usable-GPU count (checks/usable.py) ignores a failed cuInit: it counts "
-        "the 8 GPUs NVML lists, while TensorFlow keeps none"),
+        "failed call to cuInit": "libcuda-init-failed"}),
 }

@@ -32,6 +32,9 @@ def usable_gpu_count(facts: Facts) -> tuple[int, str]:
     assert tf is not None
     if facts.cuda_driver.is_stub or facts.cuda_driver.load_error or facts.cuda_driver.crash:
         return 0, "libcuda.so.1 is missing, a stub, or crashed"
+    init = facts.cuda_driver.init_result
+    if init and init != "CUDA_SUCCESS":
+        return 0, f"cuInit failed ({init}): TensorFlow can use no GPU"
     missing = [lib.soname for lib in facts.libraries if lib.name in REQUIRED_LIBS and not loadable(lib)]
     if missing:
         return 0, "cannot load " + ", ".join(missing)
