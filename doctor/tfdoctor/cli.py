@@ -190,8 +190,9 @@ def _stop(signum: int, _frame: object) -> None:
     unwinding is stuck (a probe thread the interpreter would join), a watchdog exits anyway."""
     from tfdoctor.host import arm_exit_watchdog, kill_all_children
 
-    kill_all_children()
+    # The watchdog first: whatever the kill meets, tfdoctor still exits within a second.
     arm_exit_watchdog(ExitCode.INTERRUPTED if signum == signal.SIGINT else ExitCode.TERMINATED)
+    kill_all_children()
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
     raise SystemExit(ExitCode.TERMINATED)

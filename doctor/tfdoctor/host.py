@@ -70,20 +70,42 @@ _LIVE_GROUPS: set[int] = set()
 _LIVE_PIPES: set[int] = set()
 """Inodes of the output pipes of running children: whoever holds one (a grandchild that left
 the process group with setsid) is ours to kill."""
-_LIVE_LOCK = threading.Lock()
+_LIVE_LOCK = threading.RLock()  # re-entrant: the signal handler takes it on the main thread
+_CLOSING = False
+"""Set by kill_all_children: tfdoctor is exiting, and a child registered after that (a probe
+thread's Popen that was in flight when the signal came) is killed at once, not left behind."""
+
+
+def _register(pid: int, pipes: set[int] | frozenset[int] = frozenset()) -> None:
+    """Track a child's group and pipes; if tfdoctor is already exiting, kill the group now."""
+    with _LIVE_LOCK:
+        closing = _CLOSING
+        if not closing:
+            _LIVE_GROUPS.add(pid)
+            _LIVE_PIPES.update(pipes)
+    if closing:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def track_group(proc: subprocess.Popen[Any], live: bool = True) -> None:
     """Record (or forget) a child's process group, so `kill_all_children` can reach it."""
+    if live:
+        _register(proc.pid)
+        return
     with _LIVE_LOCK:
-        (_LIVE_GROUPS.add if live else _LIVE_GROUPS.discard)(proc.pid)
+        _LIVE_GROUPS.discard(proc.pid)
 
 
 def kill_all_children() -> None:
     """SIGKILL every child group still running, and every process holding a child's output
     pipe: on Ctrl+C or SIGTERM, before tfdoctor exits, so no TensorFlow child is left holding a
     GPU (the children run in their own sessions; escaped grandchildren in sessions of their own)."""
+    global _CLOSING
     with _LIVE_LOCK:
+        _CLOSING = True
         groups = list(_LIVE_GROUPS)
         pipes = set(_LIVE_PIPES)
     for pgid in groups:
@@ -179,9 +201,7 @@ def run_command(
         return CommandResult(tuple(argv), None, "", "", error=exc.strerror or str(exc))
     assert proc.stdout is not None and proc.stderr is not None
     pipes = {os.fstat(f.fileno()).st_ino for f in (proc.stdout, proc.stderr)}
-    with _LIVE_LOCK:
-        _LIVE_GROUPS.add(proc.pid)
-        _LIVE_PIPES.update(pipes)
+    _register(proc.pid, pipes)
     try:
         out, err, timed_out = _collect(proc, input, timeout, max_output, pipes)
     except BaseException:
