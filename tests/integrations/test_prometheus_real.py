@@ -141,7 +141,12 @@ def test_node_exporter_serves_two_environments_and_prometheus_alerts(stack, tmp_
     )
     assert 'tfdoctor_verdict{environment="tfdoctor-tf220",status="healthy"} 1' in text
     server = stack["server"]
-    rules = json.loads(get(server + "/api/v1/rules"))["data"]["groups"][0]["rules"]
+    # A rule's health is "unknown" until Prometheus first evaluates it: wait for that.
+    def evaluated() -> list[dict]:
+        found = json.loads(get(server + "/api/v1/rules"))["data"]["groups"][0]["rules"]
+        return found if all(r["health"] != "unknown" for r in found) else []
+
+    rules = wait_for(evaluated, 30, "every rule to be evaluated")
     assert {r["name"] for r in rules} >= {"TfdoctorProblems", "TfdoctorStale", "TfdoctorRunFailed"}
     assert all(r["health"] == "ok" for r in rules), rules
     alerts = wait_for(
