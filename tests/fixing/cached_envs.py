@@ -22,7 +22,7 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
+from helpers import need
 
 ENVS = Path(os.environ.get("TFDOCTOR_TEST_ENVS",
                            Path.home() / ".cache" / "tfdoctor" / "test-envs"))
@@ -63,7 +63,7 @@ def cached_env(name: str) -> Path:
     """The cached venv `name` (tf-cpu, tf-cuda); skips when tests/envs/setup.sh has not run."""
     src = ENVS / name
     if not (src / "bin" / "python").exists():
-        pytest.skip(f"no cached {name} venv: run tests/envs/setup.sh (./install.sh --dev)")
+        need(False, f"no cached {name} venv: run tests/envs/setup.sh (./install.sh --dev)")
     return src
 
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from click.testing import CliRunner
-from helpers import SITE, change, healthy, judge
+from helpers import SITE, change, healthy, judge, need
 from tfdoctor.facts import Facts
 from tfdoctor.fixing.apply import apply_plan, undo_last
 from tfdoctor.fixing.commands import fix
@@ -228,7 +228,6 @@ def test_shell_hook_covers_fish_and_dash(tmp_path):
     values; undo restores all three byte for byte."""
     import shutil
 
-    import pytest
 
     prefix = venv(tmp_path)
     fish = prefix / "bin" / "activate.fish"
@@ -256,7 +255,7 @@ def test_shell_hook_covers_fish_and_dash(tmp_path):
     assert (fish.read_bytes(), (prefix / "bin" / "activate").read_bytes(),
             (prefix / "bin" / "activate.csh").read_bytes()) == (*original[:2], csh_before)
     if not shutil.which("fish"):
-        pytest.skip("fish not installed: the fish half ran only as far as writing the file")
+        need(False, "fish not installed: the fish half ran only as far as writing the file")
 
 
 def test_tensorflow_outside_the_env_gets_the_shell_hook(tmp_path):

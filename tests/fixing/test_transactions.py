@@ -29,6 +29,7 @@ from cached_envs import (
     wait_for,
 )
 from fixing_venvs import freeze, pip
+from helpers import need
 
 pytestmark = pytest.mark.slow
 OLD_PROTOBUF = "5.29.5"
@@ -224,13 +225,13 @@ def test_full_or_read_only_state_dir(env: Path, tmp_path: Path, mount_opts: str)
     """A full (small tmpfs) or read-only journal directory: one line, exit 2, nothing changed in
     the environment and no journal left half-written."""
     if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root (CI runs as root)")
+        need(False, "mounting a tmpfs needs root (CI runs as root)")
     state = tmp_path / "small"
     state.mkdir()
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", mount_opts, "tmpfs", str(state)],
                              capture_output=True, text=True)
     if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+        need(False, f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
     try:
         before = tree(env)
         done = run(env / "bin" / "python", "--apply", "--yes", extra={"XDG_STATE_HOME": str(state)})
@@ -316,11 +317,11 @@ def test_a_disk_full_during_the_rollback_is_reported_then_undo_restores(tmp_path
     from tfdoctor.fixing.model import FixPlan, FixStep
 
     if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root (CI runs as root)")
+        need(False, "mounting a tmpfs needs root (CI runs as root)")
     disk = tmp_path / "disk"
     disk.mkdir()
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=128m", "tmpfs", str(disk)]).returncode:
-        pytest.skip("cannot mount a tmpfs here")
+        need(False, "cannot mount a tmpfs here")
     try:
         wheels = tmp_path / "wheels"
         build_wheel(wheels, "bigpkg", "1.0", {"bigpkg/data.txt": "1" * (8 << 20)})

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import need
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -27,7 +28,7 @@ def tiny_mount(tmp_path: Path):
         done = subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", str(point)],
                               capture_output=True, text=True)
         if done.returncode != 0:
-            pytest.skip(f"cannot mount a tmpfs (needs root): {done.stderr.strip()}")
+            need(False, f"cannot mount a tmpfs (needs root): {done.stderr.strip()}")
         mounted.append(point)
         return point
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import need
 from tfdoctor.cli import cli
 from tfdoctor.kernels.specs import (
     KernelSpec,
@@ -218,7 +219,7 @@ def test_kernels_asks_jupyter_when_it_is_on_path(kernels_env, tf_cpu_python, mon
 
     jupyter = Path(sys.executable).with_name("jupyter")
     if not jupyter.exists():
-        pytest.skip("no jupyter command beside this interpreter (pip install jupyter_client)")
+        need(False, "no jupyter command beside this interpreter (pip install jupyter_client)")
     monkeypatch.setenv("PATH", f"{jupyter.parent}:/usr/bin:/bin")
     assert shutil.which("jupyter") == str(jupyter)
     from tfdoctor.kernels.command import installed_specs

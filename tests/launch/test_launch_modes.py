@@ -12,7 +12,6 @@ and a Jupyter kernel started through jupyter_client with ipykernel installed in 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from fixing.cached_envs import cached_env, copy_env, differences, site_packages, tree
+from helpers import need
 
 ROOT = Path(__file__).resolve().parents[2]
 LOADER = ROOT / "doctor" / "tfdoctor" / "probes" / "_tfloader_child.py"
@@ -60,9 +60,7 @@ def verdict(stdout: str, venv: Path) -> str:
 
 def shell_mode(argv: list[str], venv: Path, probe: Path) -> str:
     if not shutil.which(argv[0]):
-        if os.environ.get("CI"):
-            pytest.fail(f"{argv[0]} missing in CI (tests/envs/apt.sh installs it)")
-        pytest.skip(f"{argv[0]} not installed (apt-get install {argv[0]})")
+        need(False, f"{argv[0]} not installed (tests/envs/apt.sh installs it)")
     done = subprocess.run([*argv, argv[0], str(venv), str(probe), "x"], env=dict(CLEAN),
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
