@@ -362,3 +362,30 @@ class Host:
             if d and os.access(os.path.join(d, name), os.X_OK) and not os.path.isdir(os.path.join(d, name)):
                 return os.path.join(d, name)
         return None
+
+
+def group_survivors(pgid: int) -> tuple[int, ...]:
+    """Pids still in a child's process group after it was killed (read from /proc; must be none)."""
+    alive: tuple[int, ...] = ()
+    for _ in range(20):  # SIGKILL is asynchronous: give the kernel a moment to reap
+        alive = _group_members(pgid)
+        if not alive:
+            return ()
+        time.sleep(0.05)
+    return alive
+
+
+def _group_members(pgid: int) -> tuple[int, ...]:
+    alive = []
+    for entry in os.listdir("/proc") if sys.platform.startswith("linux") else ():
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            alive.append(int(entry))
+    return tuple(alive)

@@ -8,12 +8,10 @@ and every process group is killed before `watch` returns, then /proc is checked 
 from __future__ import annotations
 
 import json
-import os
 import queue
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections import deque
@@ -21,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from tfdoctor.host import kill_group, track_group
+from tfdoctor.host import group_survivors, kill_group, track_group
 
 WORKER = Path(__file__).with_name("_worker.py")
 PEER_GRACE = 3.0
@@ -199,7 +197,7 @@ def _close(run: WorkerRun, timed_out: bool) -> None:
     assert run.proc is not None
     rc = run.proc.returncode
     run.exit = _exit_text(rc)
-    run.survivors = _survivors(run.proc.pid)
+    run.survivors = group_survivors(run.proc.pid)
     if "end" in run.events:
         run.outcome = "completed"
     elif "error" in run.events:
@@ -252,27 +250,3 @@ def _exit_text(rc: int | None) -> str | None:
             return f"signal {-rc}"
     return f"status {rc}"
 
-
-def _survivors(pgid: int) -> tuple[int, ...]:
-    """Pids still in a worker's process group (from /proc; must be none)."""
-    for _ in range(20):  # SIGKILL is asynchronous: give the kernel a moment to reap
-        alive = _group_members(pgid)
-        if not alive:
-            return ()
-        time.sleep(0.05)
-    return alive
-
-
-def _group_members(pgid: int) -> tuple[int, ...]:
-    alive = []
-    for entry in os.listdir("/proc") if sys.platform.startswith("linux") else ():
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[-1].split()
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
-            alive.append(int(entry))
-    return tuple(alive)

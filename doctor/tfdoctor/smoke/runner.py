@@ -9,10 +9,8 @@ reached are reported as not run. `run_smoke` never raises and may run in a threa
 from __future__ import annotations
 
 import json
-import os
 import queue
 import subprocess
-import sys
 import threading
 import time
 import traceback
@@ -21,7 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tfdoctor.facts import RecipeResult, SmokeFacts
-from tfdoctor.host import Host, kill_group, track_group
+from tfdoctor.host import Host, group_survivors, kill_group, track_group
 from tfdoctor.smoke import assemble
 from tfdoctor.smoke.nvml import NvmlSampler
 from tfdoctor.smoke.recipes import recipe_names
@@ -298,7 +296,7 @@ class _Run:
             log_lines=self.logs.run.count,
             garbage=tuple(self.garbage),
             nvml_error=self.nvml.error,
-            survivors=_survivors(proc.pid),
+            survivors=group_survivors(proc.pid),
             output_dropped=self.dropped,
         )
 
@@ -338,27 +336,3 @@ def _ended_outcome(rc: int | None, ended: bool, protocol: bool, garbage: list[st
         return "garbage"
     return "exited"
 
-
-def _survivors(pgid: int) -> tuple[int, ...]:
-    """Pids still in the child's process group (read from /proc; must be none)."""
-    for _ in range(20):  # SIGKILL is asynchronous: give the kernel a moment to reap
-        alive = _group_members(pgid)
-        if not alive:
-            return ()
-        time.sleep(0.05)
-    return alive
-
-
-def _group_members(pgid: int) -> tuple[int, ...]:
-    alive = []
-    for entry in os.listdir("/proc") if sys.platform.startswith("linux") else ():
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[-1].split()
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
-            alive.append(int(entry))
-    return tuple(alive)
