@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
-from tfdoctor.facts import Facts
+# Imported here, before `def observe`, so the function (not the submodule) is the package's
+# `observe`; the module is a light dataclass and a table.
 from tfdoctor.triage.observe import Observation
+
+if TYPE_CHECKING:  # `tfdoctor --help` imports this package: the facts model stays unloaded
+    from tfdoctor.facts import Facts
 
 
 def observe(texts: Sequence[str]) -> list[Observation]:
