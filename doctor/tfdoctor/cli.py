@@ -145,10 +145,12 @@ def replay(ctx: click.Context, file: Path, as_json: bool, fail_on: str, expect_g
 @cli.command(name="checks")
 @click.option("--json", "as_json", is_flag=True, help="As a JSON list.")
 def list_checks(as_json: bool) -> None:
-    """List every check: id, area, title and the finding ids it can report."""
-    from tfdoctor.registry import all_checks
+    """List every check: id, area, title and the finding ids it can report (the checks of one
+    machine, then the cluster's, which only `tfdoctor cluster` runs)."""
+    from tfdoctor.cluster.catalogue import CLUSTER_CHECKS, ClusterCheckSpec
+    from tfdoctor.registry import CheckSpec, all_checks
 
-    specs = all_checks()
+    specs: tuple[CheckSpec | ClusterCheckSpec, ...] = (*all_checks(), *CLUSTER_CHECKS)
     if as_json:
         click.echo(json.dumps([{"id": s.id, "area": s.area, "title": s.title,
                                 "findings": list(s.finding_ids)} for s in specs], indent=2))
@@ -161,6 +163,7 @@ def list_checks(as_json: bool) -> None:
 @click.argument("id", shell_complete=complete_ids)
 def explain(id: str) -> None:
     """Explain a check or a finding id: what it looks at and why."""
+    from tfdoctor.cluster.catalogue import explain_text
     from tfdoctor.errors import TfdoctorError
     from tfdoctor.registry import all_checks
 
@@ -172,6 +175,10 @@ def explain(id: str) -> None:
             if s.consequence_of:
                 click.echo(f"Explained by: {', '.join(s.consequence_of)}")
             return
+    text = explain_text(id)
+    if text is not None:
+        click.echo(text, nl=False)
+        return
     raise TfdoctorError(f"no check or finding named {id!r} (see `tfdoctor checks`)")
 
 

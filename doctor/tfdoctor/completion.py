@@ -12,10 +12,12 @@ from click.shell_completion import CompletionItem
 
 def complete_ids(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """Check ids (with their titles) and finding ids that start with `incomplete`."""
-    from tfdoctor.registry import all_checks
+    from tfdoctor.cluster.catalogue import CLUSTER_CHECKS, ClusterCheckSpec
+    from tfdoctor.registry import CheckSpec, all_checks
 
+    specs: tuple[CheckSpec | ClusterCheckSpec, ...] = (*all_checks(), *CLUSTER_CHECKS)
     items: dict[str, str | None] = {}
-    for spec in all_checks():
+    for spec in specs:
         items.setdefault(spec.id, spec.title)
         for finding in spec.finding_ids:
             items.setdefault(finding, f"finding of {spec.id}")

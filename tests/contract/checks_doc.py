@@ -27,7 +27,31 @@ def render() -> str:
             lines += ["", "Explained by (reported as a consequence when present): "
                       + ", ".join(f"`{c}`" for c in s.consequence_of) + "."]
         lines.append("")
+    lines += _cluster()
     return "\n".join(lines)
+
+
+def _cluster() -> list[str]:
+    """The cluster findings (tfdoctor/cluster/catalogue.py): one table per group, severity,
+    when each fires and its hint."""
+    from tfdoctor.cluster.catalogue import CLUSTER_CHECKS
+
+    lines = [
+        "# Cluster finding ids",
+        "",
+        "Reported only by `tfdoctor cluster` ([cluster.md](cluster.md)), which compares the workers",
+        "and nodes of one MultiWorkerMirroredStrategy job; `tfdoctor explain ID` knows them too.",
+        "",
+    ]
+    for c in CLUSTER_CHECKS:
+        lines += [f"## `{c.id}`", "", f"{c.title} (area: {c.area}).", "", c.doc, "",
+                  "| finding | severity | when | hint |", "| --- | --- | --- | --- |"]
+        for f in c.findings:
+            cells = [f.when, f.hint]
+            when, hint = (x.replace("|", "\\|") for x in cells)
+            lines.append(f"| `{f.id}` | {f.severity.value} | {when} | {hint} |")
+        lines.append("")
+    return lines
 
 
 if __name__ == "__main__":

@@ -13,9 +13,9 @@ from dataclasses import replace
 from statistics import median
 from typing import Any
 
-from tfdoctor.findings import Finding, Severity
+from tfdoctor.cluster.catalogue import CHECK_OF, FINDINGS
+from tfdoctor.findings import Finding
 
-CHECK = "cluster"
 SKEW_LIMIT_S = 1.0
 """TF's coordination service and NCCL do not care about wall clocks, but logs, checkpoints'
 timestamps and any time-based rendezvous do; more than a second apart is a misconfigured NTP."""
@@ -88,15 +88,15 @@ def record(
     }
 
 
-def _finding(
-    id: str, severity: Severity, message: str, hint: str | None = None, **evidence: object
-) -> Finding:
+def _finding(id: str, message: str, hint: str | None = None, **evidence: object) -> Finding:
+    """A finding of the catalogue's row `id` (its severity; its hint unless a sharper one is given)."""
+    spec = FINDINGS[id]
     return Finding(
         id=id,
-        severity=severity,
+        severity=spec.severity,
         message=message,
-        hint=hint,
-        check=CHECK,
+        hint=hint or spec.hint,
+        check=CHECK_OF[id],
         evidence={k: str(v) for k, v in evidence.items()},
     )
 
@@ -126,64 +126,47 @@ def _processes(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
         if outcome == "died":
             yield _finding(
                 "cluster-worker-died",
-                Severity.ERROR,
                 f"{name} died ({w['exit'] or 'no end'}) after '{where['phase']}'; the job "
                 "cannot finish without it.",
-                "Read its log tail; SIGKILL is usually the kernel's OOM killer or a "
-                "scheduler (dmesg, the job's memory limit).",
                 exit=w["exit"],
                 **where,
             )
         elif outcome == "hung":
             yield _finding(
                 "cluster-worker-hung",
-                Severity.ERROR,
                 f"{name} stopped making progress after '{where['phase']}' and was killed "
                 "at the deadline; the others were waiting for it.",
-                "py-spy dump --pid PID on that node shows where it waits; a GPU in a bad "
-                "state or a stuck filesystem are the usual causes.",
                 **where,
             )
         elif outcome == "port-closed":
             yield _finding(
                 "cluster-port-unreachable",
-                Severity.ERROR,
                 f"Nothing accepts connections at {w['address']} ({w['exit']}): the "
                 "other workers wait for it until the deadline.",
-                "Start that worker, or open the port between the nodes (firewall, "
-                "security group, NetworkPolicy); TF_CONFIG must list reachable "
-                "addresses.",
                 address=w["address"],
                 error=w["exit"],
             )
         elif outcome == "error" and not w["tf_version"]:
             yield _finding(
                 "cluster-tf-import-failed",
-                Severity.ERROR,
                 f"{name} could not import TensorFlow: {_gist(w['error'])}",
-                "Run `tfdoctor --python PATH` with that worker's interpreter on its node.",
                 **where,
             )
         elif outcome in ("error",):
             yield _finding(
                 "cluster-collective-failed",
-                Severity.ERROR,
                 f"{name} failed after '{where['phase']}': {_gist(w['error'])}",
-                "A peer that died or cannot be reached makes TensorFlow's collectives "
-                "fail on every worker; see the other findings.",
                 **where,
             )
         elif outcome == "could-not-start":
             yield _finding(
                 "cluster-worker-could-not-start",
-                Severity.ERROR,
                 f"{name} could not start: {w['exit']}.",
                 exit=w["exit"],
             )
         if w["survivors"]:
             yield _finding(
                 "cluster-orphan-process",
-                Severity.ERROR,
                 f"{name} left processes behind: {w['survivors']}.",
                 survivors=w["survivors"],
             )
@@ -196,10 +179,8 @@ def _versions(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
         odd = {t: v for t, v in seen.items() if v != common}
         yield _finding(
             "cluster-tf-version-differs",
-            Severity.ERROR,
             f"TensorFlow differs between workers: {_pairs(odd)} against {common} on the "
             "others; MultiWorkerMirroredStrategy needs one version everywhere.",
-            "Install the same TensorFlow on every node (one image, one lock file).",
             **seen,
         )
 
@@ -222,12 +203,9 @@ def _stacks(_: Any, nodes: list[dict[str, Any] | None]) -> Iterator[Finding]:
         if len(set(values.values())) > 1:
             yield _finding(
                 "cluster-stack-differs",
-                Severity.WARNING,
                 f"{label} differs between nodes: "
                 + ", ".join(f"worker:{i} {v}" for i, v in sorted(values.items()))
                 + ".",
-                "One image or one driver branch on every node: a mismatch shows up "
-                "as hangs or NCCL errors only under load.",
                 what=key,
                 **{f"worker:{i}": v for i, v in values.items()},
             )
@@ -239,10 +217,8 @@ def _nodes(_: Any, nodes: list[dict[str, Any] | None]) -> Iterator[Finding]:
         if verdict.get("status") == "problems":
             yield _finding(
                 "cluster-node-problems",
-                Severity.ERROR,
                 f"worker:{i}'s own diagnosis found problems "
                 f"(root cause: {verdict.get('root_cause') or 'see its report'}).",
-                "Fix that node first: `tfdoctor` on it shows the findings.",
                 worker=i,
                 root_cause=verdict.get("root_cause"),
             )
@@ -256,20 +232,16 @@ def _network(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
         if ifname and iface and not _ifname_matches(ifname, iface):
             yield _finding(
                 "cluster-nccl-ifname-mismatch",
-                Severity.WARNING,
                 f"{w['task']}'s address {w['address']} is on {iface}, but "
                 f"NCCL_SOCKET_IFNAME={ifname} excludes it.",
-                "Point NCCL_SOCKET_IFNAME at the interface of the cluster addresses.",
                 interface=iface,
                 NCCL_SOCKET_IFNAME=ifname,
             )
         if len(hosts) > 1 and iface == "lo":
             yield _finding(
                 "cluster-address-loopback",
-                Severity.ERROR,
                 f"{w['task']} on {w['hostname']} listens on a loopback address "
                 f"({w['address']}) in a multi-host cluster.",
-                "Use each node's routable address in TF_CONFIG.",
             )
     envs = {
         w["task"]: tuple(sorted((k, v) for k, v in w["nccl_env"].items() if k in NCCL_KEYS))
@@ -279,11 +251,9 @@ def _network(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
     if len(set(envs.values())) > 1:
         yield _finding(
             "cluster-nccl-env-differs",
-            Severity.WARNING,
             "NCCL settings differ between workers: "
             + "; ".join(f"{t}: {' '.join(f'{k}={v}' for k, v in e) or '(none)'}" for t, e in envs.items())
             + ".",
-            "Set NCCL_* the same way on every node (the job's environment, not a node's profile).",
         )
 
 
@@ -304,12 +274,9 @@ def _sums(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
             r = bad[0]
             yield _finding(
                 "cluster-allreduce-wrong",
-                Severity.ERROR,
                 f"{w['task']}'s all-reduce of {r['bytes']} bytes is wrong in "
                 f"{r['wrong_elements']} element(s) (first: {r['got_first']:g}, "
                 f"expected {r['expected_first']:g}).",
-                "Silent data corruption: take the node out and test its memory, "
-                "network and GPU (ECC errors in nvidia-smi -q).",
                 bytes=r["bytes"],
                 wrong_elements=r["wrong_elements"],
             )
@@ -320,9 +287,7 @@ def _timing(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
     if spread is not None and spread > SKEW_LIMIT_S:
         yield _finding(
             "cluster-clock-skew",
-            Severity.WARNING,
             f"Worker clocks differ by up to {spread:.2f} s.",
-            "Run chrony or ntpd on every node.",
             spread_s=round(spread, 3),
         )
     # The fastest of its steps: a straggler is slow even at its best, noise is not.
@@ -334,11 +299,8 @@ def _timing(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
         if rest > 0 and t / rest >= STRAGGLER_RATIO and t - rest >= STRAGGLER_FLOOR_S:
             yield _finding(
                 "cluster-straggler",
-                Severity.WARNING,
                 f"{task} is a straggler: its compute step takes {t / rest:.1f}x the "
                 "others' (every synchronous step waits for it).",
-                "Compare its clocks, throttling and load (nvidia-smi -q -d PERFORMANCE, "
-                "top) with the others.",
                 ratio=round(t / rest, 2),
                 step_s=round(t, 4),
                 others_s=round(rest, 4),
@@ -354,7 +316,6 @@ def _summary(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
     collective = chief["collective"] or "?"
     yield _finding(
         "cluster-allreduce-measured",
-        Severity.INFO,
         f"{len(workers)} workers, {collective} collectives: all-reduce of "
         f"{largest['bytes']} bytes at busbw {largest['busbw_gbs']:.3f} GB/s.",
         collective=collective,
@@ -363,9 +324,7 @@ def _summary(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
     if collective != "NCCL":
         yield _finding(
             "cluster-nccl-not-run",
-            Severity.INFO,
             f"The collectives ran as {collective} on CPUs: NCCL was not exercised.",
-            "Run on the GPU nodes to test NCCL itself.",
         )
 
 

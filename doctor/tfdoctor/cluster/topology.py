@@ -12,7 +12,8 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from tfdoctor.findings import Finding, Severity
+from tfdoctor.cluster.catalogue import CHECK_OF, FINDINGS
+from tfdoctor.findings import Finding
 from tfdoctor.probes.driver import NVML_CHILD
 
 NVLINK_GBS = 25.0
@@ -99,13 +100,15 @@ def _pairs(matrix: Any) -> list[str | None]:
     return [v for a, row in enumerate(rows) for b, v in enumerate(row or ()) if a != b]
 
 
-def _finding(id: str, severity: Severity, message: str, hint: str, **evidence: object) -> Finding:
+def _finding(id: str, message: str, hint: str | None = None, **evidence: object) -> Finding:
+    """A finding of the catalogue's row `id` (its severity; its hint unless a sharper one is given)."""
+    spec = FINDINGS[id]
     return Finding(
         id=id,
-        severity=severity,
+        severity=spec.severity,
         message=message,
-        hint=hint,
-        check="cluster-node",
+        hint=hint or spec.hint,
+        check=CHECK_OF[id],
         evidence={k: str(v) for k, v in evidence.items()},
     )
 
@@ -126,13 +129,9 @@ def judge_topology(
         causes.append("an NVLink link down")
         yield _finding(
             "node-nvlink-down",
-            Severity.ERROR,
             f"{where}: NVLink links down on "
             + ", ".join(f"GPU {i} ({d} of {most})" for i, d in down)
             + "; NCCL routes around them at a fraction of the bandwidth.",
-            "nvidia-smi nvlink -s shows each link; a link down needs a GPU reset or "
-            "the node's vendor (NVSwitch, fabric manager: systemctl status "
-            "nvidia-fabricmanager).",
             gpus=[i for i, _ in down],
         )
     read = (topo.get("p2p") or {}).get("read")
@@ -142,7 +141,6 @@ def judge_topology(
         causes.append(f"P2P {status}")
         yield _finding(
             "node-p2p-unavailable",
-            Severity.WARNING,
             f"{where}: GPU peer-to-peer is unavailable between {sum(bad.values()) // 2} "
             f"pair(s) ({', '.join(sorted(bad))}); NCCL copies through host memory.",
             _P2P_HINT.get(status, "nvidia-smi topo -p2p r shows the P2P matrix."),
@@ -152,10 +150,8 @@ def judge_topology(
         causes.append("NCCL_P2P_DISABLE set")
         yield _finding(
             "node-nccl-p2p-disabled",
-            Severity.WARNING,
             f"{where}: NCCL_P2P_DISABLE={env['NCCL_P2P_DISABLE']} makes NCCL ignore "
             "NVLink and PCIe peer-to-peer.",
-            "Unset it unless a known driver bug needs it.",
         )
     expected = expected_busbw(topo)
     if busbw_gbs is None or expected is None or busbw_gbs >= LOW * expected[0]:
@@ -163,7 +159,6 @@ def judge_topology(
     likely = causes or ["IOMMU or ACS forcing P2P through the root complex", "another job's load"]
     yield _finding(
         "node-allreduce-below-topology",
-        Severity.WARNING,
         f"{where}: all-reduce busbw {busbw_gbs:.1f} GB/s is "
         f"{busbw_gbs / expected[0]:.0%} of the ~{expected[0]:.0f} GB/s its topology "
         f"should give ({expected[1]}).",
