@@ -6,9 +6,8 @@ The venv is a copy of the cached tests/envs tf-cuda venv (cached_envs.py: hard l
 second, no TensorFlow download); only the old cuDNN wheel comes through pip (its cache on a
 warm run). Everything runs the real CLI in child processes.
 
-Legacy Keras (TF_USE_LEGACY_KERAS=1 without tf-keras) in a tensorflow-cpu venv is not fixed:
-tf-keras pulls the full `tensorflow` in beside `tensorflow-cpu`, so the step is refused
-(test_transactions.py pins that).
+Legacy Keras (TF_USE_LEGACY_KERAS=1 without tf-keras) in a tensorflow-cpu venv is in
+test_fix_legacy_keras.py.
 """
 
 from __future__ import annotations

@@ -39,6 +39,36 @@ def test_two_pins_merge_into_one_pip_command():
     assert steps[0].args == ("numpy>=1.26.0", "protobuf<8.0.0,>=6.31.1")
 
 
+def legacy_keras(dist: str, **packages: str):
+    """TF_USE_LEGACY_KERAS=1 without tf-keras, TensorFlow installed as distribution `dist`."""
+    facts = healthy()
+    return change(facts, env={**facts.env, "TF_USE_LEGACY_KERAS": "1"},
+                  tensorflow={"distributions": (Distribution(dist, "2.21.0"),)},
+                  python={"packages": {**facts.python.packages, **packages}})
+
+
+def test_tf_keras_beside_tensorflow_cpu_is_installed_without_dependencies():
+    """tf-keras requires `tensorflow`; tensorflow-cpu provides the same import package, so the
+    fix installs tf-keras alone (--no-deps) instead of pulling the full tensorflow in beside it;
+    a protobuf pin in the same run stays a step of its own, with its dependencies."""
+    report = judge(legacy_keras("tensorflow-cpu", protobuf="5.29.5"))
+    finding = next(f for f in report.findings if f.id == "tf-keras-missing")
+    assert finding.remediation is not None
+    assert finding.remediation.commands == (
+        "/venv/bin/python -m pip install --no-deps 'tf-keras~=2.21.0'",)
+    steps = [s for s in plan_fixes(report).steps if s.fix_id == "pin-python-packages"]
+    assert sorted((s.findings, s.args) for s in steps) == [
+        (("package-out-of-range",), ("protobuf<8.0.0,>=6.31.1",)),
+        (("tf-keras-missing",), ("--no-deps", "tf-keras~=2.21.0"))], steps
+
+
+def test_tf_keras_beside_tensorflow_keeps_its_dependencies():
+    """With the `tensorflow` distribution itself, tf-keras's requirement is met: a plain install."""
+    report = judge(legacy_keras("tensorflow"))
+    step = next(s for s in plan_fixes(report).steps if s.fix_id == "pin-python-packages")
+    assert step.args == ("tf-keras~=2.21.0",)
+
+
 def test_root_fixes_are_printed_not_run():
     """A driver mismatch needs a reboot: a manual step, never automatic, even with --apply."""
     facts = change(healthy(), driver={"nvml_error": "NVML_ERROR_LIB_RM_VERSION_MISMATCH"})

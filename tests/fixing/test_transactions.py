@@ -247,19 +247,24 @@ def test_full_or_read_only_state_dir(env: Path, tmp_path: Path, mount_opts: str)
 
 
 def test_a_plan_that_would_add_a_second_tensorflow_is_refused(tmp_path: Path):
-    """TF_USE_LEGACY_KERAS=1 in a tensorflow-cpu venv plans `pip install tf-keras~=2.21.0`, and
-    pip's dry run says that pulls the full `tensorflow` in: the step is refused with that
-    reason and nothing changes."""
+    """A pip step that would pull the full `tensorflow` in beside `tensorflow-cpu` (tf-keras
+    installed with its dependencies, as the planner did before it learnt --no-deps): pip's dry
+    run says so, the step is refused with that reason and nothing changes."""
+    from tfdoctor.fixing.apply import apply_plan
+    from tfdoctor.fixing.model import FixPlan, FixStep
+    from tfdoctor.fixing.planner import pip_commands
+
     env = copy_env(cached_env("tf-cpu"), tmp_path / "venv")
     before = tree(env)
-    done = run(env / "bin" / "python", "--apply", "--yes", "--json",
-               extra={"TF_USE_LEGACY_KERAS": "1"})
-    doc = json.loads(done.stdout)
-    steps = {s["fix_id"]: s for s in doc["applied"]}
-    assert steps["pin-python-packages"]["status"] == "refused", steps
-    assert "tensorflow" in steps["pin-python-packages"]["detail"]
-    assert "second TensorFlow distribution" in steps["pin-python-packages"]["detail"]
-    assert doc["journal"] is None and set(doc["after"]) <= set(doc["before"])
+    python = str(env / "bin" / "python")
+    args = ("tf-keras~=2.21.0",)
+    step = FixStep("pin-python-packages", "pip", "s", ("tf-keras-missing",),
+                   pip_commands(python, args), args=args)
+    plan = FixPlan(python, str(env), "venv", "h", "t", ("tf-keras-missing",), (step,))
+    result = apply_plan(plan, lambda _s: True, lambda _s: False, judge=lambda _r: ())
+    assert [(r.fix_id, r.status) for r in result.steps] == [("pin-python-packages", "refused")]
+    detail = result.steps[0].detail
+    assert "tensorflow" in detail and "second TensorFlow distribution" in detail, detail
     assert differences(env, before) == []
 
 

@@ -96,7 +96,7 @@ def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                       "to import.", {"env.TF_USE_LEGACY_KERAS": facts.env["TF_USE_LEGACY_KERAS"]},
                       hint="Install tf-keras of the same series as TensorFlow, or unset the variable.",
                       remediation=Remediation("pin-python-packages", (
-                          pip_install(facts, f"tf-keras~={series}.0"),)), links=(KERAS3,))
+                          _install_tf_keras(facts, series),)), links=(KERAS3,))
     elif keras is not None and keras.major < 3 and not legacy:
         yield Finding("keras-2-with-tf216", Severity.ERROR,
                       f"Keras {pk['keras']} is installed, but TensorFlow {tf.version} needs Keras 3.",
@@ -111,7 +111,22 @@ def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                       {"tf-keras": pk["tf-keras"], "tensorflow.version": tf.version or ""},
                       hint="tf-keras releases track TensorFlow's minor version.",
                       remediation=Remediation("pin-python-packages", (
-                          pip_install(facts, f"tf-keras~={series}.0"),)))
+                          _install_tf_keras(facts, series),)))
+
+
+def _install_tf_keras(facts: Facts, series: str) -> str:
+    """`pip install tf-keras~=X.Y.0`, without dependencies when TensorFlow's distribution is not
+    literally `tensorflow`.
+
+    tf-keras's only Requires-Dist is `tensorflow>=X.Y,<X.Y+1` (tf_keras 2.21.0 METADATA), while
+    tensorflow-cpu, tensorflow-intel, tensorflow-macos, tf-nightly... provide the same import
+    package under another name: pip would install the full `tensorflow` beside them, a second
+    distribution whose files overwrite the installed one's (issue 12).
+    """
+    tf = facts.tensorflow
+    names = {d.name for d in tf.distributions} if tf else set()
+    extra = ("--no-deps",) if names and "tensorflow" not in names else ()
+    return pip_install(facts, f"tf-keras~={series}.0", extra=extra)
 
 
 def _keras_before_216(facts: Facts, tf_version: str, tfv: Version) -> Iterator[Finding]:
@@ -138,11 +153,30 @@ def _keras_before_216(facts: Facts, tf_version: str, tfv: Version) -> Iterator[F
                       hint=f"Install keras~={series}.0.", remediation=fix)
 
 
-COMPANIONS = ("tensorflow-estimator", "tensorflow-text", "tensorboard")
+COMPANIONS = ("tensorflow-estimator", "tensorflow-text", "tensorboard", "tensorflow-probability")
+TFP_OFFSET = 8
+"""TensorFlow Probability 0.N is the release for TensorFlow 2.(N-8), from TF 2.4 (TFP 0.12) to TF 2.16
+(TFP 0.24); its release notes name the one TF release each is tested against. Data points:
+0.12 for 2.4 (github.com/open-ce/open-ce/issues/226), 0.14 needs 2.6 (github.com/secondmind-labs/
+GPflux/pull/52), 0.22 needs 2.14 (github.com/scikit-hep/pyhf/pull/2344, TFP's v0.22.0 notes), 0.24
+for 2.16 (github.com/rs-station/careless/pull/157, TFP's v0.24.0 notes); checked 2026-11-23. Later
+TFP releases do not follow the offset (2.17 has none of its own), so the rule stops at TF 2.16."""
+TFP_LAST_TF = Version("2.16")
 
 
-@check("tf-companion-packages", "tensorflow-estimator, -text, tensorboard of TensorFlow's release", "python",
-       emits=("tf-companion-mismatch",), needs="tensorflow", reads=("tensorflow",))
+def _companion_series(name: str, tfv: Version) -> tuple[int, int] | None:
+    """The (major, minor) of `name` made for TensorFlow tfv; None where no rule applies."""
+    if name == "tensorflow-estimator" and tfv >= Version("2.16"):
+        return None
+    if name == "tensorflow-probability":
+        if not Version("2.4") <= tfv < Version(f"{TFP_LAST_TF.major}.{TFP_LAST_TF.minor + 1}"):
+            return None
+        return 0, tfv.minor + TFP_OFFSET
+    return tfv.major, tfv.minor
+
+
+@check("tf-companion-packages", "tensorflow-estimator, -text, -probability, tensorboard of TF's release",
+       "python", emits=("tf-companion-mismatch",), needs="tensorflow", reads=("tensorflow",))
 def tf_companion_packages(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """These are released per TensorFlow minor (TF's setup.py pins tensorboard and, up to 2.15,
     tensorflow-estimator to its own minor; tensorflow-text must match TensorFlow's minor)."""
@@ -153,14 +187,18 @@ def tf_companion_packages(facts: Facts, config: CheckConfig) -> Iterator[Finding
     for name in COMPANIONS:
         have = facts.python.packages.get(name)
         v = version(have)
-        if v is None or (name == "tensorflow-estimator" and tfv >= Version("2.16")):
+        want = _companion_series(name, tfv) if v is not None else None
+        if v is None or want is None:
             continue
-        if (v.major, v.minor) != (tfv.major, tfv.minor):
+        if (v.major, v.minor) != want:
+            series = f"{want[0]}.{want[1]}"
+            # From 0.24 TFP's Keras layers need tf-keras, which its [tf] extra brings (TFP 0.24 notes).
+            spec = f"{name}[tf]" if name == "tensorflow-probability" and want >= (0, 24) else name
             yield Finding("tf-companion-mismatch",
                           Severity.WARNING if name == "tensorboard" else Severity.ERROR,
                           f"{name} {have} is not of TensorFlow {tf.version}'s release "
-                          f"({tfv.major}.{tfv.minor}).",
+                          f"({name} {series} is).",
                           {"package": name, "installed": have or "", "tensorflow.version": tf.version or ""},
-                          hint=f"Install {name}~={tfv.major}.{tfv.minor}.0.",
+                          hint=f"Install {spec}~={series}.0.",
                           remediation=Remediation("pin-python-packages", (
-                              pip_install(facts, f"{name}~={tfv.major}.{tfv.minor}.0"),)))
+                              pip_install(facts, f"{spec}~={series}.0"),)))

@@ -262,10 +262,14 @@ def _manual_step(f: Finding) -> FixStep:
 
 
 def _merge(steps: list[FixStep], python: str) -> tuple[FixStep, ...]:
-    """One step per fix id and kind: pip resolves several pins better in one command."""
-    merged: dict[tuple[str, str], FixStep] = {}
+    """One step per fix id and kind: pip resolves several pins better in one command.
+
+    A pip step with `--no-deps` (tf-keras beside tensorflow-cpu) stays a step of its own: in a
+    merged command the flag would keep pip from installing the other pins' dependencies.
+    """
+    merged: dict[tuple[str, str, bool], FixStep] = {}
     for s in steps:
-        key = (s.fix_id, s.kind)
+        key = (s.fix_id, s.kind, s.kind == "pip" and "--no-deps" in s.args)
         old = merged.get(key)
         if old is None:
             merged[key] = s
