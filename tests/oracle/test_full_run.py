@@ -38,13 +38,22 @@ def test_full_run_survives_and_asks_tensorflow(full_report):
     assert not any(lib["model_disagrees"] for lib in report["facts"]["libraries"])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the smoke child (doctor/tfdoctor/smoke/_recipes.py setup) calls list_logical_devices, which "
-    "raises when TensorFlow's device creation fails in cudart; the report then says smoke-exited "
-    "'while starting' instead of 'GPU visible, kernels could not run'"))
 def test_gpu_visible_kernels_could_not_run(full_report):
-    """Issue 11: TensorFlow lists the GPU, cannot run on it, and the report says exactly that."""
+    """Issue 11: TensorFlow lists the GPU, cannot run on it, and the report says exactly that,
+    with TensorFlow's own error as the evidence; nothing that needed a kernel says "passed"."""
     _, report = full_report
     smoke = report["facts"]["smoke"]
-    assert smoke["devices"], "the devices recipe should list the fake GPU"
-    assert any("kernels could not run" in f["message"] for f in report["findings"])
+    assert smoke["outcome"] == "completed"
+    assert [d["model"] for d in smoke["devices"] if d["device_type"] == "GPU"] == ["NVIDIA H100 80GB HBM3"]
+    found = next(f for f in report["findings"] if f["id"] == "smoke-gpu-kernels-failed")
+    assert "kernels could not run" in found["message"]
+    # cudart's own words (error 36) when device creation meets a driver without its private API.
+    assert "cudaGetDevice() failed" in found["evidence"]["tensorflow_error"]
+    assert "Collect for a report" in found["hint"]
+    assert report["verdict"]["root_cause"] == "smoke-gpu-kernels-failed"
+    rows = {o["check"]: o for o in report["outcomes"] if o["area"] == "smoke"}
+    for check in ("smoke-recipes", "smoke-tensor-cores", "smoke-throughput", "smoke-multi-gpu"):
+        assert rows[check]["status"] == "not-run", rows[check]
+        assert "cudaGetDevice() failed" in rows[check]["reason"]
+    assert rows["smoke-gpus"]["status"] == "failed"
+    assert "smoke-exited" not in [f["id"] for f in report["findings"]]

@@ -9,9 +9,10 @@ last test makes one of them for real with the tensorflow-cpu venv.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
-from early_stops import A100, CPU, EARLY_STOPS, GPU, NAMES, SMOKE_CHECKS, UNFINISHED_RUN, make_facts
+from early_stops import A100, CPU, EARLY_STOPS, GPU, NAMES, SMOKE_CHECKS, TF, UNFINISHED_RUN, make_facts
 from tfdoctor.exit_codes import ExitCode, exit_code_for
 from tfdoctor.facts import DriverFacts, RecipeResult, SmokeDevice, SmokeFacts
 from tfdoctor.findings import CheckStatus
@@ -178,3 +179,59 @@ def test_real_runs_give_each_smoke_check_its_status(cpu_smoke: SmokeFacts,
     assert got["smoke-throughput"] is CheckStatus.NOT_APPLICABLE
     expecting = build_report(make_facts(cuda_smoke), CheckConfig(expect_gpus=1))
     assert {o.check: o.status for o in expecting.outcomes}["smoke-gpus"] is CheckStatus.FAILED
+
+
+CREATION = ("InternalError: cudaGetDevice() failed. Status: API call is not supported in the installed "
+            "CUDA driver")
+
+
+def kernels_failed(creation: bool) -> SmokeFacts:
+    """What the runner leaves when TensorFlow lists a GPU it cannot run on: device creation
+    failed (the child then marks every later recipe not-run with TF's error, as on the fake
+    driver), or the placement op raised on the GPU and every GPU recipe raised after it."""
+    if creation:
+        why = f"TensorFlow could not create its devices: {CREATION}"
+        later = [RecipeResult(n, status="not-run", detail=why) for n in NAMES[1:]]
+        devices = RecipeResult("devices", status="error", detail=why,
+                               info={"device_creation_error": CREATION})
+    else:
+        error = "InternalError: CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image is available"
+        devices = RecipeResult("devices", status="error", detail=f"GPU:0 raised {error}",
+                               info={"placement.CPU:0": "/job:localhost/replica:0/task:0/device:CPU:0",
+                                     "placement.GPU:0.error": error})
+        later = [RecipeResult(n, device=d, status="error" if d == "GPU:0" else "passed", detail=error)
+                 for n in ("matmul", "conv2d", "mixed-precision", "xla") for d in ("CPU:0", "GPU:0")]
+        later += [RecipeResult(n, device="GPU:0", status="error", detail=error)
+                  for n in ("throughput", "tensor-cores")]
+        later.append(RecipeResult("multi-device", status="skipped", detail="fewer than two devices"))
+    return SmokeFacts(python="/venv/bin/python", outcome="completed", tf_version="2.21.0",
+                      is_cuda_build=True, devices=(CPU, GPU),
+                      recipes=(RecipeResult("import", status="passed"), devices, *later))
+
+
+@pytest.mark.parametrize("creation", [True, False], ids=["device-creation", "placement"])
+def test_gpu_visible_but_kernels_could_not_run(creation: bool):
+    """Issue 11: TensorFlow lists the GPU but runs nothing on it. That is one error finding with
+    TensorFlow's own error as evidence (never a placement failure plus one per recipe), and the
+    GPU measurements are not-run; the child ended by itself, so its run and log are judged."""
+    report = build_report(make_facts(kernels_failed(creation), driver=A100,
+                                     tensorflow=replace(TF, is_cuda_build=True)))
+    got = {o.check: o for o in report.outcomes if o.area == "smoke"}
+    assert report.root_cause is not None and report.root_cause.id == "smoke-gpu-kernels-failed"
+    found = report.root_cause
+    assert "kernels could not run" in found.message
+    assert ("CUDA driver" if creation else "NO_BINARY_FOR_GPU") in found.evidence["tensorflow_error"]
+    assert ("older than the CUDA runtime" if creation else "no kernels for this GPU") in (found.hint or "")
+    assert got["smoke-gpus"].status is CheckStatus.FAILED
+    assert "smoke-placement-failed" not in {f.id for f in report.findings}
+    for check in ("smoke-tensor-cores", "smoke-throughput"):
+        assert got[check].status is CheckStatus.NOT_RUN and got[check].reason, check
+    if creation:
+        for check in ("smoke-recipes", "smoke-multi-gpu"):
+            assert got[check].status is CheckStatus.NOT_RUN and CREATION in (got[check].reason or ""), check
+    else:
+        # The recipe errors on GPU:0 are there, but as consequences of the one root cause.
+        assert got["smoke-recipes"].status is CheckStatus.FAILED
+        assert [f.id for f in report.findings if f.severity.value == "error"][0] == "smoke-gpu-kernels-failed"
+    assert {c: o.status for c, o in got.items() if o.status is CheckStatus.PASSED} == {
+        "smoke-run": CheckStatus.PASSED, "smoke-log": CheckStatus.PASSED}

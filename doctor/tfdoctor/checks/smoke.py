@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from tfdoctor.checks.common import nvidia_wheel
 from tfdoctor.checks.smoke_inputs import DONE, RUN_ENDS, no_result_cause, recipe_results
+from tfdoctor.checks.smoke_kernels import kernels_could_not_run, kernels_failed
 from tfdoctor.facts import Facts, RecipeResult, SmokeFacts
 from tfdoctor.findings import Finding, Severity
 from tfdoctor.registry import CheckConfig, NotApplicable, NotRun, check
@@ -208,7 +209,7 @@ def _signal_finding(s: SmokeFacts, stuck: RecipeResult | None, evidence: dict[st
     title="TensorFlow sees the GPUs",
     area="smoke",
     needs="smoke",
-    emits=("smoke-no-gpu", "smoke-fewer-gpus"),
+    emits=("smoke-no-gpu", "smoke-fewer-gpus", "smoke-gpu-kernels-failed"),
     consequence_of=(
         "driver-not-installed",
         "driver-not-loaded",
@@ -226,6 +227,10 @@ def _signal_finding(s: SmokeFacts, stuck: RecipeResult | None, evidence: dict[st
 def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """A CUDA build of TensorFlow must register the GPUs NVML sees; the log tells why not."""
     s = smoke_facts(facts)
+    stuck = kernels_could_not_run(s)
+    if stuck is not None:
+        yield kernels_failed(facts, s, *stuck)
+        return
     if not [r for r in recipe_results(s, "devices") if r.status in ("passed", "failed")]:
         raise NotRun("the devices recipe raised an error, so TensorFlow's device list is unknown")
     seen = [d for d in s.devices if d.device_type == "GPU"]
@@ -311,12 +316,15 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     area="smoke",
     needs="smoke",
     emits=tuple(RECIPE_IDS.values()),
-    consequence_of=("smoke-import-failed", *FINDING_IDS),
+    consequence_of=("smoke-import-failed", "smoke-gpu-kernels-failed", *FINDING_IDS),
 )
 def check_smoke_recipes(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """matmul, conv2d, mixed precision, XLA, placement and all-reduce must match references."""
     s = smoke_facts(facts)
-    failed = [r for r in s.recipes if r.status in ("failed", "error") and r.name in RECIPE_IDS]
+    # A GPU that cannot run kernels is smoke-gpus' finding, not a placement failure.
+    kernels = kernels_could_not_run(s) is not None
+    failed = [r for r in s.recipes if r.status in ("failed", "error") and r.name in RECIPE_IDS
+              and not (kernels and r.name == "devices")]
     missing = [r for r in s.recipes if r.status not in DONE and r.name in RECIPE_IDS]
     if not failed and (missing or (s.outcome != "ticket" and not s.recipes)):
         names = ", ".join(dict.fromkeys(r.name for r in missing)) or "the recipes"

@@ -68,3 +68,4 @@ def recipe_results(s: SmokeFacts, name: str) -> tuple[RecipeResult, ...]:
 def gpu_expected(facts: Facts, config: CheckConfig) -> bool:
     """A GPU should have been usable: NVML lists one, some were expected, or the driver is unknown."""
     return bool(facts.driver.gpus) or bool(config.expect_gpus) or not facts.known("driver.gpus")
+

@@ -5,6 +5,8 @@ be another Python than tfdoctor's, so it imports only the standard library, tens
 (the recipe modules it loads by path follow the same rule). Protocol on the private stdout copy:
   {"event": "hello"} | {"event": "begin", "recipe", "device"} | {"event": "result", ...}
   | {"event": "setup"} | {"event": "end"}
+A recipe that cannot run (TensorFlow could not create its devices) is a "result" with status
+"not-run" and the reason, with no "begin".
 Before each recipe a marker line goes to stderr too, so the parent can split TF's log per recipe.
 Not run with `-I`: that would hide PYTHONPATH and user site-packages, where the user's TensorFlow
 may live; instead the script's own directory is dropped from sys.path so nothing here shadows.
@@ -122,6 +124,13 @@ def main():
     for name in wanted:
         func = table.get(name)
         if func is None:
+            continue
+        if ctx.device_error and name != "devices":
+            # Nothing can run once TensorFlow failed to create its devices; say so per recipe
+            # rather than raise the same error eight times.
+            emit({"event": "result", "recipe": name, "device": None, "status": "not-run",
+                  "detail": "TensorFlow could not create its devices: " + ctx.device_error,
+                  "metrics": {}, "info": {}, "t": time.time()})
             continue
         for device in _recipes.devices_for(name, ctx):
             run_step(name, device, lambda f=func, d=device: f(ctx, d))

@@ -31,7 +31,17 @@ class Context:
         self.tf = tf
         self.np = np
         self.notes = notes
-        logical = tf.config.list_logical_devices()
+        self.gpus, self.cpus = [], []
+        self.device_error = None
+        """TensorFlow's error when it could not create its devices: then nothing can run."""
+        try:
+            logical = tf.config.list_logical_devices()
+        except Exception as exc:  # noqa: BLE001
+            # Listing logical devices creates TF's eager context and every device. When that
+            # fails (seen: cudart's "cudaGetDevice() failed ... not supported in the installed
+            # CUDA driver"), no op can run on any device, the CPU included.
+            self.device_error = _error_text(exc)
+            logical = []
         self.gpus = [_short(d.name) for d in logical if d.device_type == "GPU"]
         self.cpus = [_short(d.name) for d in logical if d.device_type == "CPU"]
         self.cache = {}
@@ -40,7 +50,15 @@ class Context:
         out = dict(self.notes)
         out["gpus"] = ",".join(self.gpus)
         out["cpus"] = ",".join(self.cpus)
+        if self.device_error:
+            out["device_creation_error"] = self.device_error
         return out
+
+
+def _error_text(exc):
+    """TensorFlow's error as it said it: type and the last non-empty line of the message."""
+    lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
+    return ("%s: %s" % (type(exc).__name__, lines[-1] if lines else "")).strip(": ")[:600]
 
 
 def _short(name):
@@ -90,19 +108,33 @@ def devices(ctx, _device):
             entry["model"] = details.get("device_name")
             entry["compute_capability"] = "%d.%d" % tuple(cc) if cc else None
         found.append(entry)
-    placed, wrong = {}, []
+    if ctx.device_error:
+        return {
+            "status": "error",
+            "devices": found,
+            "info": {"device_creation_error": ctx.device_error},
+            "metrics": {"gpus": float(len([d for d in found if d["type"] == "GPU"]))},
+            "detail": "TensorFlow could not create its devices: " + ctx.device_error,
+        }
+    info, wrong, raised = {}, [], []
     for name in ctx.cpus + ctx.gpus:
-        with tf.device("/device:" + name):
-            out = tf.constant([1.0, 2.0]) * 2.0
-        placed[name] = out.device
-        if _short(out.device) != name:
-            wrong.append("%s ran on %s" % (name, out.device))
+        try:
+            with tf.device("/device:" + name):
+                out = tf.constant([1.0, 2.0]) * 2.0
+            got = out.device
+        except Exception as exc:  # noqa: BLE001  (a GPU that is listed but cannot run a kernel)
+            info["placement.%s.error" % name] = _error_text(exc)
+            raised.append("%s raised %s" % (name, _error_text(exc)))
+            continue
+        info["placement." + name] = got
+        if _short(got) != name:
+            wrong.append("%s ran on %s" % (name, got))
     return {
-        "status": "failed" if wrong else "passed",
+        "status": "error" if raised else "failed" if wrong else "passed",
         "devices": found,
-        "info": {"placement." + k: v for k, v in placed.items()},
+        "info": info,
         "metrics": {"gpus": float(len(ctx.gpus))},
-        "detail": "; ".join(wrong) or None,
+        "detail": "; ".join(raised + wrong) or None,
     }
 
 

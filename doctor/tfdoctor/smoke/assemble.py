@@ -104,7 +104,7 @@ def recipe_result(
     return RecipeResult(
         name=name,
         device=device if isinstance(device, str) else None,
-        status=status if status in ("passed", "failed", "error", "skipped") else "error",
+        status=status if status in ("passed", "failed", "error", "skipped", "not-run") else "error",
         seconds=float(event["seconds"]) if isinstance(event.get("seconds"), int | float) else None,
         metrics=metrics,
         info=info,
