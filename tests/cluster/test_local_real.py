@@ -77,6 +77,18 @@ def test_text_rendering_names_workers_sizes_and_verdict(healthy):
     assert "cluster-nccl-not-run" in text
 
 
+def test_the_real_document_matches_the_cluster_schema(healthy):
+    """docs/cluster.schema.json accepts what three real workers produced (every node report,
+    topology and size table), not only the recorded fixture."""
+    import json
+
+    import jsonschema
+
+    schema = json.loads((Path(__file__).resolve().parents[2] / "docs" / "cluster.schema.json").read_text())
+    errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(healthy[0])]
+    assert errors == []
+
+
 def test_fleet_reads_the_cluster_document(healthy, tmp_path):
     """`tfdoctor fleet` takes a cluster document as one node per worker."""
     import json

@@ -49,6 +49,21 @@ def test_an_nvlink_node_at_pcie_speed_names_the_link_down(tmp_path):
     assert "an NVLink link down" in (findings[1].hint or "")
 
 
+@pytest.mark.parametrize("name", sorted(p.name for p in TOPOLOGIES.glob("*.json")))
+def test_probed_topologies_match_the_cluster_schema(name, tmp_path):
+    """What the real NVML child reads from each recorded topology is a `topology[]` entry of
+    docs/cluster.schema.json (the recorded documents here have only the no-NVML error form)."""
+    import json
+
+    import jsonschema
+
+    schema = json.loads((TOPOLOGIES.parents[2] / "docs" / "cluster.schema.json").read_text())
+    one = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/cluster_topology"}
+    topo = probe(name, tmp_path)
+    assert "error" not in topo, topo
+    assert [e.message for e in jsonschema.Draft202012Validator(one).iter_errors(topo)] == []
+
+
 def test_pcie_node_behind_an_iommu(tmp_path):
     """No NVLink (NOT_SUPPORTED), P2P blocked by the IOH topology: the P2P finding with the
     iommu=pt hint, and the expectation falls back to PCIe gen 4 x16."""

@@ -24,6 +24,7 @@ from tfdoctor.facts import SCHEMA_VERSION, Facts
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SCHEMA = DOCS / "report.schema.json"
+CLUSTER_SCHEMA = DOCS / "cluster.schema.json"
 FACTS_DOC = DOCS / "facts.md"
 ID_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -166,6 +167,23 @@ def render_schema(current: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 
+def render_cluster_schema(current: dict[str, Any], report: dict[str, Any]) -> str:
+    """The cluster document's schema: `current`'s hand-written parts (the top level and the
+    `cluster_*` `$defs`), the worker outcomes from cluster/workers.py, and the report schema
+    copied in whole (as `$defs/report` plus its own `$defs`), so one file validates a cluster
+    document with any 2020-12 validator and no reference to resolve."""
+    from tfdoctor.cluster.workers import OUTCOMES
+
+    schema = dict(current)
+    own = {k: v for k, v in current["$defs"].items() if k.startswith("cluster_")}
+    own["cluster_worker"]["properties"]["outcome"] = {"enum": list(OUTCOMES)}
+    body = {k: v for k, v in report.items() if k not in ("$schema", "$id", "$defs")}
+    clash = set(own) & set(report["$defs"])
+    assert not clash and "report" not in report["$defs"], f"report $defs named like cluster ones: {clash}"
+    schema["$defs"] = {**own, "report": body, **report["$defs"]}
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
 def _type_text(prop: dict[str, Any]) -> str:
     if "$ref" in prop:
         name = prop["$ref"].rsplit("/", 1)[1]
@@ -243,4 +261,11 @@ def render_facts_doc() -> str:
 if __name__ == "__main__":
     SCHEMA.write_text(render_schema(json.loads(SCHEMA.read_text(encoding="utf-8"))), encoding="utf-8")
     FACTS_DOC.write_text(render_facts_doc(), encoding="utf-8")
-    sys.stdout.write(f"wrote {SCHEMA}\nwrote {FACTS_DOC}\n")
+    CLUSTER_SCHEMA.write_text(
+        render_cluster_schema(
+            json.loads(CLUSTER_SCHEMA.read_text(encoding="utf-8")),
+            json.loads(SCHEMA.read_text(encoding="utf-8")),
+        ),
+        encoding="utf-8",
+    )
+    sys.stdout.write(f"wrote {SCHEMA}\nwrote {FACTS_DOC}\nwrote {CLUSTER_SCHEMA}\n")

@@ -26,6 +26,21 @@ PEER_GRACE = 3.0
 """Seconds the others get to finish or fail after a worker died, before they are killed (a
 collective waiting for a dead peer only ends at TF's own collective timeout)."""
 PHASES = ("hello", "import", "waiting", "strategy", "allreduce", "skew", "compute", "steps", "end")
+OUTCOMES = (
+    "completed",
+    "error",
+    "died",
+    "hung",
+    "blocked",
+    "timeout",
+    "stopped",
+    "port-closed",
+    "no-report",
+    "could-not-start",
+    "not-started",
+)
+"""Every worker outcome the watcher and the launchers write (docs/cluster.md; the cluster
+schema's enum is generated from it)."""
 
 
 @dataclass
@@ -40,7 +55,7 @@ class WorkerRun:
     garbage: list[str] = field(default_factory=list)
     log: deque[str] = field(default_factory=lambda: deque(maxlen=15))
     outcome: str = "not-started"
-    """completed, error, died, hung, blocked, stopped, could-not-start, not-started."""
+    """One of OUTCOMES."""
     exit: str | None = None
     exited_alone: bool = False
     """It exited before the watcher killed the job (a death, or an error it reported)."""
