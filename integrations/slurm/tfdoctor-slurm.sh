@@ -18,7 +18,7 @@
 #                      "error: health_check failed"; never read as healthy (no resume), and
 #                      drained too with TFDOCTOR_ON_ERROR=drain
 # As a HealthCheckProgram it exits 0 unless tfdoctor failed. As a Prolog (SLURM_JOB_ID set) it
-# exits 1 on problems: Slurm then drains the node itself and requeues a batch job HELD unless
+# drains and exits 1 on problems: Slurm keeps that reason and requeues a batch job, HELD unless
 # SchedulerParameters=nohold_on_prolog_fail (docs/integrations.md, "Prolog").
 set -u
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin

@@ -8,146 +8,17 @@ rewrites to turn the node broken or healthy.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-from pathlib import Path
-
 import pytest
 from helpers import change, healthy
-from programs import INTEGRATIONS, TFDOCTOR, Daemons, program, version, wait_for, write_facts
+from programs import program, version, wait_for, write_facts
+from slurm_node import NODE, one_node_cluster
 
-NODE = "tfdnode"
 CAUSE = "cuda-visible-devices-hides-all"
-SLURM_CONF = """ClusterName=tfdoctor
-SlurmctldHost=localhost(127.0.0.1)
-SlurmctldPort={ctld_port}
-SlurmdPort={d_port}
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket={root}/munge/socket
-CredType=cred/munge
-StateSaveLocation={root}/state
-SlurmdSpoolDir={root}/spool
-SlurmctldPidFile={root}/slurmctld.pid
-SlurmdPidFile={root}/slurmd.pid
-SlurmctldLogFile={root}/slurmctld.log
-SlurmdLogFile={root}/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SelectType=select/linear
-MpiDefault=none
-CommunicationParameters=NoInAddrAny
-ReturnToService=2
-HealthCheckProgram={root}/tfdoctor-slurm.sh
-HealthCheckInterval=2
-HealthCheckNodeState=ANY
-NodeName={node} NodeHostname={host} NodeAddr=127.0.0.1 CPUs=1 RealMemory=100 State=UNKNOWN
-PartitionName=debug Nodes={node} Default=YES MaxTime=INFINITE State=UP
-"""
-
-
-class Cluster:
-    """A one-node cluster: scontrol / sinfo against it, and the facts its health check replays."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.facts = root / "facts.json"
-        self.settings = root / "tfdoctor.default"
-        self.env = {"SLURM_CONF": str(root / "slurm.conf"), "PATH": "/usr/bin:/bin"}
-
-    def run(self, *argv: str) -> str:
-        return subprocess.run(
-            argv, env=self.env, capture_output=True, text=True, check=True, timeout=30
-        ).stdout
-
-    def node(self) -> str:
-        return self.run(program("scontrol"), "-o", "show", "node", NODE)
-
-    def reason(self) -> str:
-        """sinfo -R's REASON column exactly as an operator sees it (default format)."""
-        lines = self.run(program("sinfo"), "-R", "-h", "-o", "%20E").splitlines()
-        return lines[0].rstrip() if lines else ""
-
-    def configure(self, **settings: str) -> None:
-        """Rewrite the settings file the health check sources on its next run."""
-        base = {
-            "TFDOCTOR": TFDOCTOR,
-            "TFDOCTOR_ARGS": f"replay {self.facts}",
-            "TFDOCTOR_STATE_DIR": str(self.root / "tfdoctor"),
-            "SLURM_CONF": str(self.root / "slurm.conf"),
-            **settings,
-        }
-        self.settings.write_text("".join(f"{k}='{v}'\n" for k, v in base.items()))
-
-    def log(self) -> str:
-        return (self.root / "slurmd.log").read_text(errors="replace")
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    munged, slurmctld, slurmd = program("munged"), program("slurmctld"), program("slurmd")
-    program("scontrol")
-    root = tmp_path_factory.mktemp("slurm")
-    for d in ("munge", "state", "spool", "tfdoctor"):
-        (root / d).mkdir(mode=0o700)
-    (root / "munge").chmod(0o755)  # munged wants its socket's directory reachable by clients
-    key = root / "munge" / "munge.key"
-    key.write_bytes(os.urandom(1024))
-    key.chmod(0o400)
-    script = (INTEGRATIONS / "slurm" / "tfdoctor-slurm.sh").read_text()
-    assert script.count("/etc/default/tfdoctor") == 1
-    hc = root / "tfdoctor-slurm.sh"
-    hc.write_text(script.replace("/etc/default/tfdoctor", str(root / "tfdoctor.default")))
-    hc.chmod(0o755)
-    from programs import free_port
-
-    (root / "slurm.conf").write_text(
-        SLURM_CONF.format(
-            root=root, node=NODE, host=socket.gethostname(), ctld_port=free_port(), d_port=free_port()
-        )
-    )
-    c = Cluster(root)
-    c.configure()
-    write_facts(c.facts, healthy())
-    m = root / "munge"
-    with Daemons() as daemons:
-        daemons.start(
-            "munged",
-            [
-                munged,
-                "-F",
-                "-f",
-                f"--key-file={key}",
-                f"--socket={m}/socket",
-                f"--pid-file={m}/pid",
-                f"--log-file={m}/log",
-                f"--seed-file={m}/seed",
-                "--origin=127.0.0.1",
-            ],
-            root / "munged.out",
-            ready=lambda: (m / "socket").exists(),
-        )
-        conf = str(root / "slurm.conf")
-        daemons.start(
-            "slurmctld",
-            [slurmctld, "-D", "-i", "-f", conf],
-            root / "slurmctld.out",
-            ready=lambda: (
-                subprocess.run([program("scontrol"), "ping"], env=c.env, capture_output=True).returncode == 0
-            ),
-        )
-        d = daemons.start(
-            "slurmd",
-            [slurmd, "-D", "-f", conf, "-N", NODE],
-            root / "slurmd.out",
-            ready=lambda: "State=IDLE" in c.node(),
-        )
-        c.daemons = daemons  # type: ignore[attr-defined]
-        c.slurmd = d  # type: ignore[attr-defined]
+    with one_node_cluster(tmp_path_factory.mktemp("slurm")) as c:
         yield c
 
 

@@ -1,0 +1,164 @@
+"""A one-node Slurm cluster (munged, slurmctld, slurmd on 127.0.0.1) running the shipped
+tfdoctor-slurm.sh, for test_slurm.py (HealthCheckProgram) and test_slurm_prolog.py (Prolog).
+
+The script is installed as the docs say, with one change: the line naming its settings file
+points into the cluster's directory. Its tfdoctor replays a facts file the tests rewrite to
+turn the node broken or healthy. Daemons are stopped by PID (programs.Daemons).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+from helpers import healthy
+from programs import INTEGRATIONS, TFDOCTOR, Daemons, free_port, program, write_facts
+
+NODE = "tfdnode"
+SLURM_CONF = """ClusterName=tfdoctor
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort={ctld_port}
+SlurmdPort={d_port}
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket={root}/munge/socket{auth_extra}
+CredType=cred/munge
+StateSaveLocation={root}/state
+SlurmdSpoolDir={root}/spool
+SlurmctldPidFile={root}/slurmctld.pid
+SlurmdPidFile={root}/slurmd.pid
+SlurmctldLogFile={root}/slurmctld.log
+SlurmdLogFile={root}/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SelectType=select/linear
+MpiDefault=none
+CommunicationParameters=NoInAddrAny
+ReturnToService=2
+{extra}
+NodeName={node} NodeHostname={host} NodeAddr=127.0.0.1 CPUs=1 RealMemory=100 State=UNKNOWN
+PartitionName=debug Nodes={node} Default=YES MaxTime=INFINITE State=UP
+"""
+HEALTH_CHECK = """HealthCheckProgram={script}
+HealthCheckInterval=2
+HealthCheckNodeState=ANY"""
+
+
+class Cluster:
+    """A one-node cluster: scontrol / sinfo against it, and the facts its health check replays."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.conf = root / "slurm.conf"
+        self.script = root / "tfdoctor-slurm.sh"
+        self.facts = root / "facts.json"
+        self.settings = root / "tfdoctor.default"
+        self.env = {"SLURM_CONF": str(self.conf), "PATH": "/usr/bin:/bin"}
+        self.daemons: Daemons | None = None
+        self.auth_extra = ""
+
+    def run(self, *argv: str) -> str:
+        return subprocess.run(
+            argv, env=self.env, capture_output=True, text=True, check=True, timeout=30
+        ).stdout
+
+    def node(self) -> str:
+        return self.run(program("scontrol"), "-o", "show", "node", NODE)
+
+    def reason(self) -> str:
+        """sinfo -R's REASON column exactly as an operator sees it (default format)."""
+        lines = self.run(program("sinfo"), "-R", "-h", "-o", "%20E").splitlines()
+        return lines[0].rstrip() if lines else ""
+
+    def configure(self, **settings: str) -> None:
+        """Rewrite the settings file the script sources on its next run."""
+        base = {
+            "TFDOCTOR": TFDOCTOR,
+            "TFDOCTOR_ARGS": f"replay {self.facts}",
+            "TFDOCTOR_STATE_DIR": str(self.root / "tfdoctor"),
+            "SLURM_CONF": str(self.conf),
+            **settings,
+        }
+        self.settings.write_text("".join(f"{k}='{v}'\n" for k, v in base.items()))
+
+    def write_conf(self, extra: str) -> None:
+        """slurm.conf with `extra` lines ({script} = the installed tfdoctor-slurm.sh); the
+        ports are chosen once. `scontrol reconfigure` makes the daemons read it again."""
+        if not hasattr(self, "_ports"):
+            self._ports = (free_port(), free_port())
+        self.conf.write_text(
+            SLURM_CONF.format(
+                root=self.root,
+                node=NODE,
+                host=socket.gethostname(),
+                ctld_port=self._ports[0],
+                d_port=self._ports[1],
+                extra=extra.format(script=self.script),
+                auth_extra=self.auth_extra,
+            )
+        )
+
+    def log(self) -> str:
+        return (self.root / "slurmd.log").read_text(errors="replace")
+
+
+@contextlib.contextmanager
+def one_node_cluster(root: Path, extra: str = HEALTH_CHECK, auth_extra: str = "") -> Iterator[Cluster]:
+    """Start munged, slurmctld and slurmd with slurm.conf + `extra`; stop them by PID after."""
+    munged, slurmctld, slurmd = program("munged"), program("slurmctld"), program("slurmd")
+    scontrol = program("scontrol")
+    for d in ("munge", "state", "spool", "tfdoctor"):
+        (root / d).mkdir(mode=0o700)
+    (root / "munge").chmod(0o755)  # munged wants its socket's directory reachable by clients
+    key = root / "munge" / "munge.key"
+    key.write_bytes(os.urandom(1024))
+    key.chmod(0o400)
+    c = Cluster(root)
+    script = (INTEGRATIONS / "slurm" / "tfdoctor-slurm.sh").read_text()
+    assert script.count("/etc/default/tfdoctor") == 1
+    c.script.write_text(script.replace("/etc/default/tfdoctor", str(c.settings)))
+    c.script.chmod(0o755)
+    c.auth_extra = auth_extra
+    c.write_conf(extra)
+    c.configure()
+    write_facts(c.facts, healthy())
+    m = root / "munge"
+    with Daemons() as daemons:
+        daemons.start(
+            "munged",
+            [
+                munged,
+                "-F",
+                "-f",
+                f"--key-file={key}",
+                f"--socket={m}/socket",
+                f"--pid-file={m}/pid",
+                f"--log-file={m}/log",
+                f"--seed-file={m}/seed",
+                "--origin=127.0.0.1",
+            ],
+            root / "munged.out",
+            ready=lambda: (m / "socket").exists(),
+        )
+        conf = str(c.conf)
+        daemons.start(
+            "slurmctld",
+            [slurmctld, "-D", "-i", "-f", conf],
+            root / "slurmctld.out",
+            ready=lambda: subprocess.run([scontrol, "ping"], env=c.env, capture_output=True).returncode == 0,
+        )
+        daemons.start(
+            "slurmd",
+            [slurmd, "-D", "-f", conf, "-N", NODE],
+            root / "slurmd.out",
+            ready=lambda: "State=IDLE" in c.node(),
+        )
+        c.daemons = daemons
+        yield c
