@@ -156,7 +156,7 @@ def rank_findings(raw: list[Finding]) -> tuple[Finding, ...]:
     order = {id(f): i for i, f in enumerate(linked)}
     linked.sort(key=lambda f: (f.caused_by is not None and f.severity is not Severity.INFO,
                                -f.severity.rank, f.id in GENERIC, -explains.get(f.id, 0),
-                               order[id(f)]))
+                               f.check != "smoke-log", order[id(f)]))
     return tuple(linked)
 
 

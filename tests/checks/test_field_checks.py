@@ -69,6 +69,20 @@ def test_companion_packages() -> None:
     assert [f.evidence["package"] for f in found] == ["tensorflow-estimator"]
 
 
+def test_probability_of_another_release() -> None:
+    """TensorFlow Probability 0.N is made for TF 2.(N-8) up to 2.16; outside that nothing is judged."""
+    def found(tf: str, tfp: str) -> list[str]:
+        facts = replace(healthy(), tensorflow=old_tf(tf, "12.3"))
+        pk = {**facts.python.packages, "tensorflow-probability": tfp}
+        report = judge(change(facts, python={"packages": pk}))
+        return [f.hint or "" for f in report.findings if f.id == "tf-companion-mismatch"]
+
+    assert found("2.16.1", "0.23.0") == ["Install tensorflow-probability[tf]~=0.24.0."]
+    assert found("2.6.0", "0.15.0") == ["Install tensorflow-probability~=0.14.0."]
+    assert found("2.16.1", "0.24.0") == found("2.14.0", "0.22.1") == []
+    assert found("2.19.0", "0.23.0") == []  # past the table: not judged
+
+
 def test_gtx16_has_no_tensor_cores() -> None:
     """A GTX 1660 says compute capability 7.5 but has no Tensor Cores: mixed precision gets the warning."""
     facts = change(healthy(gpus=1), env={"TF_ENABLE_AUTO_MIXED_PRECISION": "1"})

@@ -119,3 +119,35 @@ def test_log_causes_become_findings_with_hints() -> None:
     assert [f.id for f in recipes] == ["smoke-conv2d-failed"]
     assert "tensorflow[and-cuda]" in (recipes[0].hint or "")
     assert recipes[0].evidence["log"].startswith("[5 lines of output (last 2 shown)]")
+
+
+# Lines as users pasted them in public reports (the source of each), for the field causes of issue 10.
+FIELD_LINES = [
+    # github.com/tensorflow/tensorflow/issues/47242 (TF 2.4 with NumPy 1.20), quoted without its prefix
+    ("Cannot convert a symbolic Tensor (gru/strided_slice:0) to a numpy array.",
+     ("numpy-symbolic-tensor", None)),
+    # github.com/GrahamDumpleton/wrapt/issues/231 (wrapt 1.15)
+    ("TypeError: this __dict__ descriptor does not support '_DictWrapper' objects",
+     ("dictwrapper-package-too-new", None)),
+    # github.com/mlittmancs/great_courses_ml/issues/72 (keras 2.8 beside a newer TF)
+    ("ModuleNotFoundError: No module named 'keras_preprocessing'",
+     ("keras-tf-mismatch", "keras_preprocessing")),
+    # Python's own message for a missing module; tf_keras is the import name of the tf-keras package
+    # (reconstructed, not captured: README troubleshooting sections quote it verbatim)
+    ("ModuleNotFoundError: No module named 'tf_keras'", ("tf-keras-not-installed", "tf_keras")),
+    # github.com/aws/deep-learning-containers/pull/6417 (TF 2.21 with cuDNN 9.5.1)
+    ("Autotuner could not find any supported configs for HLO:", ("xla-autotune-no-config", None)),
+    # github.com/bytedance/monolith/issues/14 and tensorflow/tensorflow#52883 (estimator 2.7 under TF 2.6)
+    ("AttributeError: module 'tensorflow.tools.docs.doc_controls' has no attribute 'inheritable_header'",
+     ("tf-internal-api-mismatch", "inheritable_header")),
+]
+
+
+@pytest.mark.parametrize("line, expected", FIELD_LINES)
+def test_field_lines_map_to_causes(line: str, expected: tuple[str, str | None]) -> None:
+    assert logmap.recognise(line) == expected
+
+
+def test_user_code_symbolic_keras_error_is_not_the_numpy_cause() -> None:
+    """Keras's own message for user code that feeds a KerasTensor to NumPy is another error."""
+    assert logmap.recognise("Cannot convert a symbolic Keras input/output to a numpy array.") is None

@@ -68,3 +68,22 @@ def test_os_release_and_lsb_release():
     assert observed(os_release, "os_release/debian12_lsb_release.txt") == [
         ("platform.distro", "Debian GNU/Linux 12 (bookworm)"),
     ]
+
+
+def test_prose_reads_the_users_words_not_program_output():
+    """TensorFlow's log says "GPU" on machines without one and tracebacks name paths: neither is a
+    claim. The keras version a user names (github.com/intel/ipex-llm/pull/7106) is one."""
+    from tfdoctor.triage.recognisers import prose
+    from triage_fixtures import observe_all
+
+    lines = [
+        "2022-12-27 16:55:16.791900: I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above "
+        "cudart dlerror if you do not have a GPU set up on your machine.",
+        '  File "/home/user/envs/tf/lib/python3.7/site-packages/keras/__init__.py", line 21, in <module>',
+        "After pip install tensorflow==2.6.0 (which brought in keras 2.11.0), importing keras fails:",
+        "Keras 3 is what I want eventually; tf-keras 2.16.0 is also there",
+    ]
+    assert [(o.line, o.path, o.value) for o in observe_all(prose, lines)] == [
+        (3, "tensorflow.version", "2.6.0"),
+        (3, "python.package", ("keras", "2.11.0")),
+    ]

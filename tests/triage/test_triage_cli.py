@@ -165,3 +165,43 @@ def test_ranking_specific_before_generic_and_explains_most_first() -> None:
     assert ranked[0].id == "driver-not-installed" and ranked[0].caused_by is None
     assert {f.id: f.caused_by for f in ranked[1:]} == {"libcuda-missing": "driver-not-installed",
                                                       "smoke-no-gpu": "driver-not-installed"}
+
+
+def test_the_error_the_log_shows_before_an_unrelated_static_one() -> None:
+    """Two unexplained errors that explain nothing else: the failure the log shows comes first
+    (github.com/tensorflow/tensorflow/issues/47242: Python 3.9 under TF 2.4.1 is true but the
+    traceback is NumPy's); a static finding that explains the log line stays the root."""
+    from tfdoctor.findings import Finding, Severity
+    from tfdoctor.report import rank_findings
+
+    static = Finding("tf-python-unsupported", Severity.ERROR, "m", check="tf-python-version")
+    log = Finding("tf-log-numpy-symbolic-tensor", Severity.ERROR, "m", check="smoke-log")
+    assert [f.id for f in rank_findings([static, log])] == ["tf-log-numpy-symbolic-tensor",
+                                                            "tf-python-unsupported"]
+    driver = Finding("driver-not-installed", Severity.ERROR, "m", check="driver-present")
+    missing = Finding("tf-log-driver-library-missing", Severity.ERROR, "m", check="smoke-log")
+    ranked = rank_findings([missing, driver])
+    assert [(f.id, f.caused_by) for f in ranked] == [
+        ("driver-not-installed", None), ("tf-log-driver-library-missing", "driver-not-installed")]
+
+
+def test_missing_cudart_in_a_ticket_without_a_gpu_is_a_warning() -> None:
+    """TensorFlow itself says to ignore a missing libcudart without a GPU; a ticket that shows no
+    GPU anywhere keeps it as a warning, one that names a GPU as an error."""
+    from tfdoctor.triage import triage_facts
+
+    log = [
+        "2022-12-27 16:55:16.791868: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could "
+        "not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared "
+        "object file: No such file or directory",
+        "2022-12-27 16:55:16.791900: I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above "
+        "cudart dlerror if you do not have a GPU set up on your machine.",
+    ]
+
+    def severity(lines: list[str]) -> str:
+        facts, _ = triage_facts(["\n".join(lines)])
+        found = {f.id: f.severity.value for f in build_report(facts).findings}
+        return found["tf-log-library-not-loaded"]
+
+    assert severity(log) == "warning"
+    assert severity(["My RTX 3080 is not used by TensorFlow 2.6.0.", *log]) == "error"

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from tfdoctor.checks.common import nvidia_wheel
 from tfdoctor.checks.smoke_inputs import DONE, RUN_ENDS, no_result_cause, recipe_results
 from tfdoctor.checks.smoke_kernels import kernels_could_not_run, kernels_failed
+from tfdoctor.checks.tensorflow import wants_gpu_signs
 from tfdoctor.facts import Facts, RecipeResult, SmokeFacts
 from tfdoctor.findings import Finding, Severity
 from tfdoctor.registry import CheckConfig, NotApplicable, NotRun, check
@@ -285,8 +286,11 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             and not s.causes:
         raise NotRun(f"{RUN_ENDS.get(s.outcome, 'the smoke run did not finish')}: the log is partial")
     done: set[str] = set()
-    # On a machine known to have no GPU, with none expected, "no GPU" is not an error.
-    gpu_expected = bool(facts.driver.gpus) or config.expect_gpus or not facts.known("driver.gpus")
+    # On a machine known to have no GPU, with none expected, "no GPU" is not an error; nor in a
+    # ticket with no sign of a GPU (TensorFlow itself says to ignore a missing libcudart there).
+    gpu_unknown = not facts.known("driver.gpus")
+    gpu_expected = bool(facts.driver.gpus) or config.expect_gpus or (
+        gpu_unknown and (s.outcome != "ticket" or wants_gpu_signs(facts)))
     for cause in s.causes:
         info = CAUSES.get(cause.id)
         if info is None or cause.id in done:

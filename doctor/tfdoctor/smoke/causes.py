@@ -155,6 +155,37 @@ CAUSES: dict[str, CauseInfo] = {
         "Install the NumPy range TensorFlow pins (pip show tensorflow lists it).",
         None,
     ),
+    "numpy-symbolic-tensor": CauseInfo(
+        Severity.ERROR,
+        "NumPy 1.20 or newer under TensorFlow 2.4 or older: Keras layers fail with 'Cannot convert a "
+        "symbolic Tensor to a numpy array'.",
+        "pip install 'numpy<1.20' (TensorFlow 2.4 was built against numpy~=1.19.2), or upgrade TensorFlow.",
+        "https://github.com/tensorflow/tensorflow/issues/47242",
+    ),
+    "dictwrapper-package-too-new": CauseInfo(
+        Severity.ERROR,
+        "A package TensorFlow's object tracking relies on is newer than this TensorFlow handles "
+        "(wrapt 1.15 or newer: '__dict__ descriptor does not support _DictWrapper objects').",
+        "pip install 'wrapt<1.15' (the cap TensorFlow added after tensorflow/tensorflow#59869), or the "
+        "wrapt range pip show tensorflow lists.",
+        "https://github.com/GrahamDumpleton/wrapt/issues/231",
+    ),
+    "tf-keras-not-installed": CauseInfo(
+        Severity.ERROR,
+        "Code that needs Keras 2 imports tf_keras, which is not installed (TensorFlow 2.16 and later "
+        "ship Keras 3 as tf.keras; Keras 2 is the separate tf-keras package).",
+        "pip install 'tf-keras~=<TF major.minor>.0' and set TF_USE_LEGACY_KERAS=1 if the code expects "
+        "tf.keras to be Keras 2.",
+        "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility",
+    ),
+    "xla-autotune-no-config": CauseInfo(
+        Severity.ERROR,
+        "XLA's autotuner found no cuDNN configuration for a fused convolution: the installed cuDNN "
+        "cannot run the fusion this TensorFlow's XLA emits (seen with TF 2.21 and cuDNN 9.3 to 9.5).",
+        "Upgrade cuDNN (pip install -U nvidia-cudnn-cu12; 9.24 fixed it for TF 2.21), or run without "
+        "XLA for that model (jit_compile=False).",
+        "https://github.com/aws/deep-learning-containers/pull/6417",
+    ),
     "protobuf-descriptors": CauseInfo(
         Severity.ERROR,
         "The installed protobuf is newer than the generated code of this TensorFlow "
@@ -179,8 +210,9 @@ CAUSES: dict[str, CauseInfo] = {
     ),
     "keras-tf-mismatch": CauseInfo(
         Severity.ERROR,
-        "Keras and TensorFlow are of different releases ('Another metric with the same name already "
-        "exists' is what a keras newer than TensorFlow raises at import).",
+        "Keras and TensorFlow are of different releases (a keras newer than TensorFlow raises 'Another "
+        "metric with the same name already exists' at import; a keras of TF 2.8 or older beside a newer "
+        "TensorFlow misses keras_preprocessing).",
         "Install the keras of TensorFlow's own minor version (pip install 'keras~=<TF major.minor>.0').",
         "https://github.com/keras-team/keras/issues/15579",
     ),

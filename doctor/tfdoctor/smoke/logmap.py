@@ -24,18 +24,26 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("illegal-instruction", r"Illegal instruction \(core dumped\)|^Illegal instruction\s*$"),
         ("numpy2-abi", r"compiled using NumPy 1\.x cannot be run in(?:\s*NumPy (?P<s>2[\d.]*))?"
                        r"|_ARRAY_API not found|numpy\.core\._multiarray_umath failed to import"),
-        ("numpy-too-new", r"module 'numpy' has no attribute '(?P<s>object|bool|int|float|typeDict)'"
-                          r"|NotImplementedError: Cannot convert a symbolic Tensor .* to a numpy array"),
+        ("numpy-too-new", r"module 'numpy' has no attribute '(?P<s>object|bool|int|float|typeDict)'"),
+        # TF <= 2.4 with NumPy >= 1.20 (tensorflow/tensorflow#47242); the NotImplementedError prefix is
+        # often cut when users quote it.
+        ("numpy-symbolic-tensor", r"Cannot convert a symbolic Tensor \(\S+\) to a numpy array"),
+        # wrapt 1.15 raises from TF's _DictWrapper (GrahamDumpleton/wrapt#231, tensorflow/tensorflow#59869).
+        ("dictwrapper-package-too-new", r"this __dict__ descriptor does not support '_DictWrapper' objects"),
         ("protobuf-descriptors", r"Descriptors cannot be created directly"
                                  r"|module 'google\._upb\._message' has no attribute"
                                  r"|your generated code is out of date and must be regenerated with protoc"),
-        ("keras-tf-mismatch", r"Another metric with the same name already exists"),
+        ("keras-tf-mismatch", r"Another metric with the same name already exists"
+                              r"|No module named '(?P<s>keras_preprocessing)'"),
+        ("tf-keras-not-installed", r"No module named '(?P<s>tf_keras)'"),
         ("tf-addon-mismatch", r"(?P<s>tensorflow_(?:io|text|addons|decision_forests|recommenders|transform)\w*)/\S*\.so(?:: undefined symbol: |, 0x\w+\): symbol not found in flat namespace ')_?_ZN(?:3tsl|10tensorflow)"
                               r"|(?P<t>Tensorflow Addons) supports using Python ops for all Tensorflow versions"
                               r"|This version of (?:TensorFlow Probability|TensorFlow Text|TensorFlow I/O) requires TensorFlow"),
         ("keras-src-missing", r"No module named '(?P<s>keras\.src)'"),
         ("ml-dtypes-mismatch", r"module 'ml_dtypes' has no attribute '(?P<s>\w+)'"),
-        ("tf-internal-api-mismatch", r"module 'tensorflow\.compat\.v2\.__internal__[\w.]*' has no attribute '(?P<s>\w+)'"),
+        ("tf-internal-api-mismatch", r"module 'tensorflow\.compat\.v2\.__internal__[\w.]*' has no attribute '(?P<s>\w+)'"
+                                     # tensorflow-estimator 2.7 under TF 2.6 (tensorflow/tensorflow#52883, bytedance/monolith#14)
+                                     r"|doc_controls'? has no attribute '(?P<t>inheritable_header)'|doc_controls\.inheritable_header"),
         ("keras3-incompatible", r"Your currently installed version of Keras is Keras 3"
                                 r"|Only instances of `keras\.Layer` can be added to a Sequential model"
                                 r"|A KerasTensor cannot be used as input to a TensorFlow function"
@@ -106,6 +114,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"driver is older than the ptxas version|"
             r"cuLinkAddData fails",
         ),
+        # XLA's autotuner with a cuDNN too old for the fused convolution this TF emits
+        # (aws/deep-learning-containers#6417, calad0i/HGQ2#14: TF 2.21 with cuDNN 9.3 / 9.5).
+        ("xla-autotune-no-config", r"Autotuner could not find any supported configs for HLO"),
         (
             "cudnn-handle-failed",
             r"Could not create cudnn handle|Failed to get convolution algorithm|No algorithm worked"

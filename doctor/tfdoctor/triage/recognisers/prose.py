@@ -1,4 +1,4 @@
-"""What the user says in words: "TensorFlow 2.11", "Windows 11", "Python 3.9", "WSL2", "RTX 3080".
+"""What the user says in words: "TensorFlow 2.11", "keras 2.11.0", "Windows 11", "Python 3.9", "WSL2".
 
 Claims, not measurements: the assembler takes a fact from here only when no tool output in the
 ticket gives it. Each pattern needs a version-shaped token, so prose without one says nothing.
@@ -19,6 +19,9 @@ _TF = re.compile(
     r"(?:rc\d)?)\b",
     re.IGNORECASE,
 )
+# "keras 2.11.0", "Keras==3.1.1": a full version, so "Keras 3" in passing says nothing.
+_KERAS = re.compile(r"(?<![\w-])keras(?:\s*(?:version)?\s*(?:==|=|:|v)?\s*)(?P<v>[23]\.\d{1,2}\.\d{1,2})\b",
+                    re.IGNORECASE)
 _PY = re.compile(r"\bPython\s*(?:version)?\s*:?\s*(?P<v>3\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE)
 _WIN = re.compile(
     r"\b(?:Windows|Win)\s*(?:10|11|Server)\b|\bnative Windows\b|\bwin(?:10|11)\b", re.IGNORECASE
@@ -35,6 +38,9 @@ _GPU = re.compile(
     r"(?: Ti| SUPER)?|(?:NVIDIA )?(?:A100|H100|H200|V100|P100|T4|L4|L40S?|A10G?|A6000|K80)\b)"
 )
 _GPU_WORDS = re.compile(r"\b(?:GPUs?|CUDA|cuDNN|NVIDIA)\b")
+# A program's own output, not the user's words: TensorFlow/XLA log lines ("gpu_device.cc:2251]"),
+# traceback frames. TensorFlow's log says "GPU" on machines that have none.
+_PROGRAM_LINE = re.compile(r"\.(?:cc|cpp|h|py):\d+\]|^\s*File \"")
 _CONDA = re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE)
 
 
@@ -42,7 +48,7 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """The first claim of each kind."""
     done: set[str] = set()
     for number, line in numbered(lines):
-        if not line or len(line) > 2000:
+        if not line or len(line) > 2000 or _PROGRAM_LINE.search(line):
             continue
         for path, value in _claims(line):
             if path not in done:
@@ -54,6 +60,9 @@ def _claims(line: str) -> Iterator[tuple[str, object]]:
     tf = _TF.search(line)
     if tf:
         yield "tensorflow.version", tf.group("v")
+    keras = _KERAS.search(line)
+    if keras:
+        yield "python.package", ("keras", keras.group("v"))
     py = _PY.search(line)
     if py:
         yield "python.version", py.group("v")
