@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import click
 
@@ -69,7 +72,14 @@ def _worker_python(values: tuple[str, ...]) -> dict[int, str]:
     show_default=True,
     help="Training steps of the small model.",
 )
+@click.option(
+    "--replay",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Show a saved cluster document (judged again with today's rules) instead of running a job.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Write the cluster document to stdout.")
+@click.option("--no-tui", is_flag=True, help="Plain text even on a terminal.")
 @click.option("--fail-on", type=FAIL_ON, default="error", show_default=True)
 @click.option("-v", "--verbose", is_flag=True, help="Also show info findings.")
 @click.pass_context
@@ -84,7 +94,9 @@ def cluster(
     port: int,
     timeout: float,
     steps: int,
+    replay: Path | None,
     as_json: bool,
+    no_tui: bool,
     fail_on: str,
     verbose: bool,
 ) -> None:
@@ -94,9 +106,16 @@ def cluster(
     Exit codes as for `tfdoctor`: 0 healthy, 1 problems, 2 usage error, 3 could not check.
     """
     from tfdoctor.cluster import run
-    from tfdoctor.cluster.document import exit_code, render_text
     from tfdoctor.console import error, note
 
+    tui = not (as_json or no_tui) and sys.stdout.isatty() and sys.stdin.isatty()
+    if replay is not None:
+        from tfdoctor.cluster.replay import load_document
+
+        saved = load_document(replay)  # a bad file is a one-line error (exit 2) before any screen
+        if tui:
+            _tui(ctx, lambda: saved, f"replaying {replay}", fail_on)
+        _emit(ctx, saved, as_json, verbose, fail_on)
     given = tuple(int(p) for p in ports.split(",")) if ports else ()
     if given and len(given) != workers:
         raise click.BadParameter(f"{len(given)} port(s) for {workers} worker(s)", param_hint="--ports")
@@ -108,6 +127,10 @@ def cluster(
         timeout=timeout,
         steps=steps,
     )
+    if tui and launcher in ("local", "slurm"):
+        _tui(ctx, lambda: _run_chief(opts, launcher, nodes, port),
+             f"{workers if launcher == 'local' else nodes or 'every'} {launcher} worker(s) of "
+             f"{opts.python}", fail_on)
     if launcher == "local":
         doc: dict | None = run.run_local(opts)
         mine = 0
@@ -126,6 +149,13 @@ def cluster(
             "the chief (worker 0) writes the cluster report"
         )
         ctx.exit(mine)
+    _emit(ctx, doc, as_json, verbose, fail_on)
+
+
+def _emit(ctx: click.Context, doc: dict[str, Any], as_json: bool, verbose: bool, fail_on: str) -> None:
+    """Write the document (JSON or text) and exit with its code."""
+    from tfdoctor.cluster.document import exit_code, render_text
+
     code = exit_code(doc, fail_on)
     doc["verdict"]["exit_code"] = int(code)
     if as_json:
@@ -133,4 +163,26 @@ def cluster(
     else:
         click.echo(render_text(doc, verbose), nl=False)
     sys.stdout.flush()
+    ctx.exit(code)
+
+
+def _run_chief(opts: Any, launcher: str, nodes: int | None, port: int) -> dict[str, Any]:
+    """The document of a local or slurm run, for the TUI's loader (it raises what it cannot say)."""
+    from tfdoctor.cluster import run
+    from tfdoctor.errors import TfdoctorError
+
+    if launcher == "local":
+        return run.run_local(opts)
+    doc, err = run.run_slurm(opts, nodes, port)
+    if doc is None:
+        raise TfdoctorError(f"no report from the chief task; srun said: {err[-300:]}")
+    return doc
+
+
+def _tui(ctx: click.Context, load: Callable[[], dict[str, Any]], doing: str, fail_on: str) -> None:
+    """The cluster TUI over `load`; Quit during a run kills every worker's process group."""
+    from tfdoctor.host import kill_all_children
+    from tfdoctor.tui import run_cluster_tui
+
+    code, _ = run_cluster_tui(load, doing, fail_on, stop=kill_all_children)
     ctx.exit(code)

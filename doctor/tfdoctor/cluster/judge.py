@@ -301,6 +301,7 @@ def _timing(workers: list[dict[str, Any]], _: Any) -> Iterator[Finding]:
                 "cluster-straggler",
                 f"{task} is a straggler: its compute step takes {t / rest:.1f}x the "
                 "others' (every synchronous step waits for it).",
+                task=task,
                 ratio=round(t / rest, 2),
                 step_s=round(t, 4),
                 others_s=round(rest, 4),

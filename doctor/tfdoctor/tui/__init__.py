@@ -7,7 +7,7 @@ and the tests share. Importing this package does not import textual: `run_tui` d
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tfdoctor.diagnose import SmokeOptions
@@ -36,14 +36,32 @@ def run_tui(host: Host, config: CheckConfig, smoke: SmokeOptions | None, *,
     app.run()
     if keep is not None and app.report is not None:
         keep(app.report)
-    code, text, error = final_words(app.report, app.outcome, app.error, fail_on)
+    report = app.report
+    if app.fix_exit is not None and app.fix_exit[1] and app.error is None:
+        # Quit during a fix that changed the environment: the report on screen is from before
+        # it, so the verdict left in the terminal comes from a fresh static diagnosis.
+        from tfdoctor.diagnose import diagnose
+
+        report = diagnose(host, config, smoke=None)
+    code, text, error = final_words(report, app.outcome, app.error, fail_on)
     if text:
         print(text, end="", flush=True)
-    if error:
-        from tfdoctor.console import error as say_error
+    from tfdoctor.console import error as say_error
+    from tfdoctor.console import note
 
+    if app.fix_exit is not None:
+        note(app.fix_exit[0])  # last: the state the environment is in
+    if error:
         say_error(error)
     return int(code)
 
 
-__all__ = ["run_tui"]
+def run_cluster_tui(load: Callable[[], dict[str, Any]], doing: str, fail_on: str = "error",
+                    stop: Callable[[], None] | None = None) -> tuple[int, dict[str, Any] | None]:
+    """The cluster TUI (tui/cluster.py) over the document `load` makes; (exit code, document)."""
+    from tfdoctor.tui.cluster import run_cluster_tui as run
+
+    return run(load, doing, fail_on, stop)
+
+
+__all__ = ["run_cluster_tui", "run_tui"]
