@@ -76,6 +76,21 @@ class ProbeIssue:
 
 
 @dataclass(frozen=True, slots=True)
+class MigDeviceFacts:
+    """One MIG device (a compute instance of a GPU instance) of a GPU in MIG mode, as NVML sees it."""
+
+    index: int
+    """Its index under the parent GPU (nvmlDeviceGetMigDeviceHandleByIndex)."""
+    uuid: str | None = None
+    """Its UUID, "MIG-..." from driver R470 on (nvmlDeviceGetUUID on the MIG handle): what
+    CUDA_VISIBLE_DEVICES takes to select it."""
+    name: str | None = None
+    """Its name, the GPU's and the profile, e.g. "NVIDIA A100-SXM4-40GB MIG 1g.5gb"."""
+    memory_total_mib: int | None = None
+    """Its share of the GPU's memory in MiB (nvmlDeviceGetMemoryInfo on the MIG handle)."""
+
+
+@dataclass(frozen=True, slots=True)
 class GpuFacts:
     """One GPU as NVML sees it; a field is None when this driver or GPU does not report it."""
 
@@ -104,6 +119,9 @@ class GpuFacts:
     """Highest PCIe link width in lanes this GPU and system support (nvmlDeviceGetMaxPcieLinkWidth)."""
     mig_mode: bool | None = None
     """Current MIG mode is enabled (nvmlDeviceGetMigMode); None on GPUs without MIG."""
+    mig_devices: tuple[MigDeviceFacts, ...] | None = None
+    """The MIG devices that exist on a GPU in MIG mode (each index below
+    nvmlDeviceGetMaxMigDeviceCount that has one); None when MIG is off or they were not listed."""
     persistence_mode: bool | None = None
     """Persistence mode is on (nvmlDeviceGetPersistenceMode); None where NVML does not support it (e.g.
     WSL)."""

@@ -180,7 +180,8 @@ class FakeMachine:
 
 def expand_gpus(nvml: dict[str, Any]) -> list[dict[str, Any]]:
     """The explicit GPU list of an NVML scenario: `gpus`, or `gpu_count` copies of `gpu` with
-    per-index uuid / serial / PCI bus id, then `gpu_overrides` {"<index>": {...}} merged in."""
+    per-index uuid / serial / PCI bus id, then `gpu_overrides` {"<index>": {...}} merged in.
+    A GPU's `"mig": N` becomes MIG mode with N MIG devices (mig_devices)."""
     if "gpus" in nvml:
         gpus = [dict(g) for g in nvml["gpus"]]
     else:
@@ -190,12 +191,49 @@ def expand_gpus(nvml: dict[str, Any]) -> list[dict[str, Any]]:
         gpu.setdefault("serial", f"165322{i:07d}")
         gpu.setdefault("pci_bus_id", f"00000000:{0x18 + 0x10 * i:02X}:00.0")
         gpu.update(nvml.get("gpu_overrides", {}).get(str(i), {}))
+        if gpu.get("mig") is not None:
+            count = int(gpu.pop("mig"))
+            gpu.update(mig_mode=1, mig_max_devices=MIG_SLICES)
+            gpu.setdefault("mig_devices", mig_devices(gpu, i, count))
     return gpus
+
+
+MIG_SLICES = 7
+"""Compute slices and MIG devices at most of an A100 / H100 (MIG user guide, "Supported GPUs")."""
+
+
+def mig_devices(gpu: dict[str, Any], index: int, count: int) -> list[dict[str, Any]]:
+    """`count` equal MIG devices of `gpu`, named as CUDA and NVML name them ("NVIDIA
+    A100-SXM4-40GB MIG 1g.5gb": the GPU's name, "MIG", the profile) with MIG- UUIDs (drivers
+    >= R470). Sizes are the profile's share of 8 memory slices: close to, not exactly, the real
+    profiles' memory."""
+    if count <= 0:
+        return []
+    slices = max(MIG_SLICES // count, 1)
+    memory = int(gpu.get("memory_total_mib") or 16384) * slices // 8
+    profile = f"{slices}g.{max(round(memory / 1024), 1)}gb"
+    return [{"uuid": f"MIG-{0x3161D000 + index:08x}-7e2a-5b1c-8d3f-{index:06x}{j:06x}",
+             "name": f"{gpu.get('name', 'GPU')} MIG {profile}", "memory_total_mib": memory}
+            for j in range(count)]
 
 
 CUDA_DEVICE_KEYS = ("name", "compute_capability", "memory_total_mib", "uuid", "pci_bus_id",
                     "attributes")
 """What the stub libcuda's devices take from the NVML GPUs of the same scenario."""
+
+
+def cuda_devices(gpus: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The stub libcuda's devices for these NVML GPUs: a GPU in MIG mode is its MIG devices,
+    each with the GPU's compute capability and PCI bus id and "mig": true."""
+    out = []
+    for g in gpus:
+        device = {k: g[k] for k in CUDA_DEVICE_KEYS if k in g}
+        if g.get("mig_mode") == 1:
+            out += [device | {k: m[k] for k in ("name", "uuid", "memory_total_mib") if k in m}
+                    | {"mig": True} for m in g.get("mig_devices", ())]
+        else:
+            out.append(device)
+    return out
 
 
 def from_scenario(base: Path, doc: dict[str, Any]) -> FakeMachine:
@@ -229,11 +267,7 @@ def from_scenario(base: Path, doc: dict[str, Any]) -> FakeMachine:
         )
     cuda = doc.get("cuda")
     if cuda is not None:
-        devices = [
-            {k: g[k] for k in CUDA_DEVICE_KEYS if k in g}
-            for g in gpus
-        ]
-        machine.cuda({"devices": devices} | cuda, omit=doc.get("cuda_omit", ()), directory=lib_dir)
+        machine.cuda({"devices": cuda_devices(gpus)} | cuda, omit=doc.get("cuda_omit", ()), directory=lib_dir)
     for name, spec in doc.get("commands", {}).items():
         machine.command(
             name,

@@ -1,6 +1,6 @@
 """Run any command on a fake NVIDIA machine (docs/scenarios.md, "Running anything on a fake machine").
 
-    python tests/fakegpu/run.py --gpus N [--model NAME] [--cc X.Y] [--memory-mib M]
+    python tests/fakegpu/run.py --gpus N [--model NAME] [--cc X.Y] [--memory-mib M] [--mig N]
         [--driver VERSION] [--driver-cuda NNNNN] [--scenario FILE] [--keep DIR] -- COMMAND ...
 
 Builds the machine (stub NVML and libcuda from tests/stubs, /proc and /dev under a fake root),
@@ -58,6 +58,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--model", help=f"GPU name (default {DEFAULT_MODEL!r})")
     parser.add_argument("--cc", help="compute capability X.Y (default: the model's)")
     parser.add_argument("--memory-mib", type=int, help="GPU memory in MiB (default: the model's)")
+    parser.add_argument("--mig", type=int, metavar="N",
+                        help="every GPU in MIG mode with N MIG devices (0: MIG on, none created)")
     parser.add_argument("--driver", help=f"driver version (default {DEFAULT_DRIVER})")
     parser.add_argument("--driver-cuda", type=int,
                         help=f"CUDA version the driver implements, cuDriverGetVersion's NNNNN "
@@ -113,7 +115,9 @@ def scenario_of(args: argparse.Namespace) -> dict[str, Any]:
             gpu["compute_capability"] = args.cc
         if args.memory_mib:
             gpu["memory_total_mib"] = args.memory_mib
-        if "gpus" in nvml and (args.gpus is not None or args.model or args.cc):
+        if args.mig is not None:
+            gpu["mig"] = args.mig
+        if "gpus" in nvml and (args.gpus is not None or args.model or args.cc or args.mig is not None):
             nvml.pop("gpus")  # flags describe a uniform machine
         if "gpus" not in nvml:
             nvml["gpu"] = {k: v for k, v in gpu.items() if v is not None}

@@ -14,6 +14,9 @@ from oracle.differential import Machine
 WORKING = ("{site}/nvidia/cusolver/lib", "{site}/nvidia/curand/lib")
 """TF 2.21's RUNPATH lacks these two pip dirs: a working install puts them on LD_LIBRARY_PATH."""
 UUID1 = "GPU-5ca1ab1f-1d2c-4e0f-9a7b-000000000001"  # fakegpu.machine.expand_gpus, index 1
+MIG = ("--gpus", "1", "--model", "NVIDIA A100-SXM4-80GB", "--mig", "3")
+"""An A100 in MIG mode with three 2g.20gb MIG devices (fakegpu.machine.mig_devices)."""
+MIG2 = "MIG-3161d000-7e2a-5b1c-8d3f-000000000002"  # the third of them
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,12 @@ CASES: dict[str, Case] = {
     "visible-garbage": Case(Machine(("--gpus", "4"), WORKING, {"CUDA_VISIBLE_DEVICES": "gpu0"}), 0, {
         "CUDA_ERROR_NO_DEVICE": "cuda-visible-devices-malformed"}),
     "visible-uuid": Case(Machine(("--gpus", "4"), WORKING, {"CUDA_VISIBLE_DEVICES": UUID1}), 1),
+    # The MIG user guide: a CUDA process enumerates one MIG device, the first or the one named.
+    "mig-instances": Case(Machine(MIG, WORKING), 1, says={"gpu-mig-enabled": "sees one MIG device of the 3"}),
+    "mig-selected": Case(Machine(MIG, WORKING, {"CUDA_VISIBLE_DEVICES": MIG2}), 1,
+                         says={"gpu-mig-enabled": f"{MIG2} (NVIDIA A100-SXM4-80GB MIG 2g.20gb"}),
+    "mig-unknown-uuid": Case(Machine(MIG, WORKING, {"CUDA_VISIBLE_DEVICES": "MIG-ffff"}), 0, {
+        "CUDA_ERROR_NO_DEVICE": "gpu-mig-enabled"}, says={"gpu-mig-enabled": "names no MIG device"}),
     "gpu-lost": Case(Machine((), WORKING, scenario=LOST), 0, {
         "failed call to cuInit": "libcuda-init-failed"}),
 }

@@ -120,3 +120,14 @@ def test_older_tensorflow_lists_the_fake_gpus(tf_cuda_217_python, tmp_path):
     assert tf.answer["details"] == [{"name": "NVIDIA A100-SXM4-80GB", "cc": "8.0"}] * 2
     _, count, why = run_tfdoctor(machine, tf_cuda_217_python, site, tmp_path)
     assert count == 2, why
+
+
+def test_tensorflow_lists_the_mig_device_not_the_gpu(outcomes):
+    """On a GPU in MIG mode real TensorFlow lists one GPU: the MIG device (its name carries the
+    profile), the one CUDA_VISIBLE_DEVICES names, else the first; tfdoctor names that same one."""
+    for name in ("mig-instances", "mig-selected"):
+        tf, report, _, _ = outcomes(name)
+        assert tf.answer["details"] == [{"name": "NVIDIA A100-SXM4-80GB MIG 2g.20gb", "cc": "8.0"}]
+        gpu = report["facts"]["driver"]["gpus"][0]
+        assert gpu["mig_mode"] is True and len(gpu["mig_devices"]) == 3
+        assert report["facts"]["cuda_driver"]["device_names"] == ["NVIDIA A100-SXM4-80GB MIG 2g.20gb"]

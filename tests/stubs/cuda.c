@@ -7,7 +7,9 @@
  * Calls other than cuDriverGetVersion and the error-string functions answer
  * CUDA_ERROR_NOT_INITIALIZED until cuInit has succeeded, as the real driver does. cuInit honours
  * CUDA_VISIBLE_DEVICES (indices or GPU- UUID prefixes, up to the first invalid entry; none
- * visible of a non-empty list is CUDA_ERROR_NO_DEVICE). Contexts, streams and events are real objects; device memory
+ * visible of a non-empty list is CUDA_ERROR_NO_DEVICE); with MIG devices in the scenario ("mig":
+ * true) it enumerates one of them, as the real driver does (see enumerate_mig). Contexts, streams
+ * and events are real objects; device memory
  * is host memory (copies work); modules load nothing and kernel launches answer
  * CUDA_ERROR_NO_BINARY_FOR_GPU, so a program sees its GPUs but cannot run kernels on them.
  * Build with -DOMIT_<symbol> to leave a symbol out. */
@@ -118,10 +120,43 @@ static int visible_entry(const char *entry, size_t len) {
     return value < total ? value : -1;
 }
 
+/* MIG (the MIG user guide, "CUDA Device Enumeration"): a CUDA process enumerates a single MIG
+ * device, the one CUDA_VISIBLE_DEVICES names by its MIG- UUID, else the first one. The scenario
+ * lists each MIG device as its own entry with "mig": true; entries without it (the parent GPUs)
+ * are then never enumerated. Mixing MIG and non-MIG GPUs in one scenario is not modelled. */
+static int enumerate_mig(const char *env) {
+    const jv *devices = jget(scenario(), "devices");
+    int total = jcount(devices), first = -1;
+    for (int i = 0; i < total && first < 0; i++)
+        if (jnum(jget(jat(devices, i), "mig"), 0)) first = i;
+    if (first < 0) return 0;
+    n_visible = 0;
+    if (!env) {
+        visible[n_visible++] = first;
+        return 1;
+    }
+    for (const char *p = env; *p;) {
+        while (*p == ' ') p++;
+        size_t len = strcspn(p, ",");
+        while (len && p[len - 1] == ' ') len--;
+        if (len <= 4 || strncmp(p, "MIG-", 4)) return 1; /* the first invalid entry ends the list */
+        for (int i = 0; i < total; i++) {
+            const jv *d = jat(devices, i);
+            if (jnum(jget(d, "mig"), 0) && !strncmp(jstr(jget(d, "uuid"), ""), p, len)) {
+                visible[n_visible++] = i;
+                return 1; /* one MIG device per process */
+            }
+        }
+        return 1; /* a MIG- UUID of no device is an invalid entry too */
+    }
+    return 1;
+}
+
 __attribute__((unused)) static void enumerate(void) {
     int total = jcount(jget(scenario(), "devices"));
     const char *env = getenv("CUDA_VISIBLE_DEVICES");
     n_visible = 0;
+    if (enumerate_mig(env)) return;
     if (!env) {
         for (int i = 0; i < total && i < MAX_DEVICES; i++) visible[n_visible++] = i;
         return;

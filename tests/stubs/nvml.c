@@ -7,6 +7,8 @@
  *   per GPU "nvlink": [1, 1, 0, ...] the state of each link (a link past the list: INVALID_ARGUMENT,
  *   as NVML answers past a board's links), "p2p_read" / "p2p_nvlink": [status per peer GPU]
  *   (nvmlGpuP2PStatus_t codes: 0 OK, 1 chipset, 2 GPU, 3 IOH topology, 4 regkey, 5 not supported)
+ *   per GPU "mig_mode": 1 with "mig_devices": [{"uuid": "MIG-...", "name", "memory_total_mib"}] and
+ *   optionally "mig_max_devices": the GPU's MIG devices, reached through their own handles
  * A GPU field that is absent or null answers NVML_ERROR_NOT_SUPPORTED, as real NVML does for a
  * counter the board lacks. Build with -DOMIT_<symbol> to leave a symbol out (an older driver). */
 #include <signal.h>
@@ -15,7 +17,7 @@
 #include "stub_json.h"
 
 typedef int nvmlReturn_t;
-typedef struct nvmlDevice_st { int index; } *nvmlDevice_t;
+typedef struct nvmlDevice_st { int index, mig; } *nvmlDevice_t; /* mig: -1, or the MIG device index */
 
 typedef struct {
     char busIdLegacy[16];
@@ -35,11 +37,13 @@ typedef struct {
 #define NVML_ERROR_UNINITIALIZED 1
 #define NVML_ERROR_INVALID_ARGUMENT 2
 #define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_ERROR_NOT_FOUND 6
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
 #define NVML_ERROR_ARGUMENT_VERSION_MISMATCH 25
 #define NVML_ERROR_UNKNOWN 999
 #define nvmlMemory_v2 0x02000028u /* NVML_STRUCT_VERSION(Memory, 2): sizeof | 2 << 24 */
 #define MAX_GPUS 64
+#define MAX_MIG 8 /* nvml.h NVML_MAX_MIG_DEVICES_PER_GPU... is 7 on A100/H100; one spare */
 
 static const struct { int code; const char *name, *text; } ERRORS[] = {
     {0, "NVML_SUCCESS", "Success"},
@@ -81,6 +85,7 @@ static const struct { const char *name; unsigned long long bit; } REASONS[] = {
 static const jv *config;
 static int init_count;
 static struct nvmlDevice_st devices[MAX_GPUS];
+static struct nvmlDevice_st mig_handles[MAX_GPUS][MAX_MIG];
 
 static const jv *scenario(void) {
     if (!config) config = json_load_file(getenv("TFDOCTOR_FAKE_NVML"), "stub libnvidia-ml");
@@ -110,8 +115,12 @@ static nvmlReturn_t device_call(const char *symbol, nvmlDevice_t dev, const jv *
     if (!init_count) return NVML_ERROR_UNINITIALIZED;
     nvmlReturn_t rc = fault(symbol, NULL);
     if (rc) return rc;
-    if (!dev || dev < devices || dev >= devices + MAX_GPUS) return NVML_ERROR_INVALID_ARGUMENT;
+    int is_gpu = dev >= devices && dev < devices + MAX_GPUS;
+    int is_mig = dev >= &mig_handles[0][0] && dev < &mig_handles[0][0] + MAX_GPUS * MAX_MIG;
+    if (!dev || !(is_gpu || is_mig)) return NVML_ERROR_INVALID_ARGUMENT;
     *gpu = jat(jget(scenario(), "gpus"), dev->index);
+    /* A MIG device handle answers the per-GPU queries from its own entry (name, uuid, memory). */
+    if (*gpu && is_mig) *gpu = jat(jget(*gpu, "mig_devices"), dev->mig);
     if (!*gpu) return NVML_ERROR_INVALID_ARGUMENT;
     return fault(symbol, jget(*gpu, "errors"));
 }
@@ -204,6 +213,7 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *dev
     rc = fault("nvmlDeviceGetHandleByIndex_v2", jget(gpu, "errors"));
     if (rc) return rc;
     devices[index].index = (int)index;
+    devices[index].mig = -1;
     *device = &devices[index];
     return NVML_SUCCESS;
 }
@@ -295,6 +305,63 @@ PCIE(nvmlDeviceGetMaxPcieLinkWidth, "pcie_width_max")
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t dev, unsigned int *current, unsigned int *pending) {
     *pending = 0;
     GPU_UINT("nvmlDeviceGetMigMode", "mig_mode", current);
+}
+#endif
+
+/* MIG (nvml.h; the NVML API reference, "Multi Instance GPU Management"). A GPU entry describes
+ * its MIG devices as "mig_devices": [{"uuid": "MIG-...", "name", "memory_total_mib"}] and may set
+ * "mig_max_devices" (default: the number listed). With MIG off the maximum count is 0; a slot
+ * below the maximum without a MIG device answers NVML_ERROR_NOT_FOUND. */
+static int mig_enabled(const jv *gpu) { return (int)jnum(jget(gpu, "mig_mode"), 0) == 1; }
+
+#ifndef OMIT_nvmlDeviceGetMaxMigDeviceCount
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t dev, unsigned int *count) {
+    const jv *gpu;
+    nvmlReturn_t rc = device_call("nvmlDeviceGetMaxMigDeviceCount", dev, &gpu);
+    if (rc) return rc;
+    if (dev->mig >= 0) return NVML_ERROR_INVALID_ARGUMENT;
+    const jv *max = jget(gpu, "mig_max_devices");
+    *count = !mig_enabled(gpu) ? 0
+        : (unsigned int)(jhas(max) ? jnum(max, 0) : jcount(jget(gpu, "mig_devices")));
+    return NVML_SUCCESS;
+}
+#endif
+
+#ifndef OMIT_nvmlDeviceGetMigDeviceHandleByIndex
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t dev, unsigned int index,
+                                                 nvmlDevice_t *mig) {
+    const jv *gpu;
+    nvmlReturn_t rc = device_call("nvmlDeviceGetMigDeviceHandleByIndex", dev, &gpu);
+    if (rc) return rc;
+    unsigned int max = 0;
+    if (dev->mig >= 0 || !mig || nvmlDeviceGetMaxMigDeviceCount(dev, &max) || index >= max)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if ((int)index >= jcount(jget(gpu, "mig_devices")) || index >= MAX_MIG) return NVML_ERROR_NOT_FOUND;
+    mig_handles[dev->index][index].index = dev->index;
+    mig_handles[dev->index][index].mig = (int)index;
+    *mig = &mig_handles[dev->index][index];
+    return NVML_SUCCESS;
+}
+#endif
+
+#ifndef OMIT_nvmlDeviceIsMigDeviceHandle
+nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t dev, unsigned int *is_mig) {
+    const jv *gpu;
+    nvmlReturn_t rc = device_call("nvmlDeviceIsMigDeviceHandle", dev, &gpu);
+    if (rc) return rc;
+    *is_mig = dev->mig >= 0;
+    return NVML_SUCCESS;
+}
+#endif
+
+#ifndef OMIT_nvmlDeviceGetDeviceHandleFromMigDeviceHandle
+nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t mig, nvmlDevice_t *dev) {
+    const jv *gpu;
+    nvmlReturn_t rc = device_call("nvmlDeviceGetDeviceHandleFromMigDeviceHandle", mig, &gpu);
+    if (rc) return rc;
+    if (mig->mig < 0) return NVML_ERROR_INVALID_ARGUMENT;
+    *dev = &devices[mig->index];
+    return NVML_SUCCESS;
 }
 #endif
 

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 from tfdoctor import compat
 from tfdoctor.checks.common import TF_SOURCE, matching_tf, pip_install
+from tfdoctor.checks.mig import mig_finding
 from tfdoctor.facts import Facts, GpuFacts
 from tfdoctor.findings import Finding, Remediation, Severity
 from tfdoctor.registry import CheckConfig, NotApplicable, check
 
-MIG_DOCS = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
 THROTTLE_BAD = {
     "hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown",
     "sw_power_cap",
@@ -124,14 +124,7 @@ def gpu_health(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                                         needs_root=True))
             continue
         if g.mig_mode:
-            yield Finding(
-                "gpu-mig-enabled", Severity.WARNING,
-                f"GPU {g.index} is in MIG mode: TensorFlow sees only the MIG instance named in "
-                "CUDA_VISIBLE_DEVICES, one per process.", {**ev, "gpu.mig_mode": "enabled"},
-                hint="Set CUDA_VISIBLE_DEVICES=MIG-<uuid> (nvidia-smi -L lists them), or disable "
-                "MIG with `sudo nvidia-smi -i N -mig 0` if you want the whole GPU.",
-                remediation=Remediation("disable-mig", (f"sudo nvidia-smi -i {g.index} -mig 0",),
-                                        needs_root=True), links=(MIG_DOCS,))
+            yield mig_finding(facts, g, ev)
         narrow = g.pcie_width_current and g.pcie_width_max and g.pcie_width_current < g.pcie_width_max
         slow = g.pcie_gen_current and g.pcie_gen_max and g.pcie_gen_current < g.pcie_gen_max
         if narrow or slow:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tfdoctor import compat
 from tfdoctor.checks.common import visible_gpus
+from tfdoctor.checks.mig import mig_view
 from tfdoctor.facts import Facts, LibraryFacts
 
 REQUIRED_LIBS = ("cudart", "cublas", "cublasLt", "cufft", "cusolver", "cusparse", "cudnn")
@@ -38,12 +39,19 @@ def usable_gpu_count(facts: Facts) -> tuple[int, str]:
     missing = [lib.soname for lib in facts.libraries if lib.name in REQUIRED_LIBS and not loadable(lib)]
     if missing:
         return 0, "cannot load " + ", ".join(missing)
-    gpus = visible_gpus(facts)
+    # A GPU in MIG mode is not a CUDA device itself; the process gets one MIG device (checks/mig.py).
+    gpus = tuple(g for g in visible_gpus(facts) if not g.mig_mode)
     ok = [g for g in gpus if _runs_kernels(tf.compute_capabilities, g.compute_capability)
           and "NVML_ERROR_GPU_IS_LOST" not in g.errors.values()]
+    mig = mig_view(facts)
+    if mig is not None and mig.usable:
+        parent = mig.selected[0] if mig.selected else mig.gpus[0]
+        if _runs_kernels(tf.compute_capabilities, parent.compute_capability):
+            ok.append(parent)
     why = "" if len(ok) == len(facts.driver.gpus) else (
-        f"{len(facts.driver.gpus) - len(gpus)} hidden by CUDA_VISIBLE_DEVICES, "
-        f"{len(gpus) - len(ok)} unsupported compute capability")
+        f"{len(facts.driver.gpus) - len(gpus)} hidden by CUDA_VISIBLE_DEVICES or MIG, "
+        f"{len(gpus) - len([g for g in ok if not g.mig_mode])} unsupported compute capability"
+        + (f"; MIG: {mig.how}" if mig is not None else ""))
     return len(ok), why
 
 

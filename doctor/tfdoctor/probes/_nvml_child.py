@@ -112,6 +112,8 @@ def gpu(c, index):
         out[field] = get(field, symbol, getattr(nvml, symbol))
     mig = get("mig_mode", "nvmlDeviceGetMigMode", nvml.nvmlDeviceGetMigMode)
     out["mig_mode"] = bool(mig[0]) if mig else None
+    if out["mig_mode"]:
+        out["mig_devices"] = mig_devices(c, handle, errors)
     persistence = get(
         "persistence_mode", "nvmlDeviceGetPersistenceMode", nvml.nvmlDeviceGetPersistenceMode
     )
@@ -175,6 +177,39 @@ def gpu(c, index):
     )
     out["process_count"] = len(procs) if procs is not None else None
     return out
+
+
+def mig_devices(c, handle, errors):
+    """The MIG devices of a GPU in MIG mode: [{index, uuid, name, memory_total_mib}], or None.
+
+    NVML API reference: nvmlDeviceGetMaxMigDeviceCount is the most MIG devices the GPU can have
+    (0 with MIG off); nvmlDeviceGetMigDeviceHandleByIndex answers NVML_ERROR_NOT_FOUND for an
+    index with no MIG device, and its handle takes the per-device queries (UUID "MIG-...").
+    """
+    nvml = c.nvml
+    most = c.call(errors, "mig_devices", "nvmlDeviceGetMaxMigDeviceCount",
+                  nvml.nvmlDeviceGetMaxMigDeviceCount, handle)
+    if most is None:
+        return None
+    found = []
+    for index in range(most):
+        step("nvmlDeviceGetMigDeviceHandleByIndex")
+        try:
+            mig = nvml.nvmlDeviceGetMigDeviceHandleByIndex(handle, index)
+        except nvml.NVMLError_NotFound:
+            continue
+        except nvml.NVMLError as exc:
+            errors["mig_devices"] = c.error_name(exc)
+            return None
+        info = {}  # type: dict[str, str]
+        total = c.call(info, "memory", "nvmlDeviceGetMemoryInfo", memory_total, mig, nvml)
+        found.append({
+            "index": index,
+            "uuid": c.call(info, "uuid", "nvmlDeviceGetUUID", nvml.nvmlDeviceGetUUID, mig),
+            "name": c.call(info, "name", "nvmlDeviceGetName", nvml.nvmlDeviceGetName, mig),
+            "memory_total_mib": total // (1024 * 1024) if total is not None else None,
+        })
+    return found
 
 
 NVLINK_MAX_LINKS = 18

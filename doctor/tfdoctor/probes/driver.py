@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tfdoctor.facts import DriverFacts, GpuFacts, ProbeIssue
+from tfdoctor.facts import DriverFacts, GpuFacts, MigDeviceFacts, ProbeIssue
 from tfdoctor.host import Host
 
 NVML_CHILD = Path(__file__).with_name("_nvml_child.py")
@@ -178,6 +178,11 @@ def _gpu_from_child(data: dict[str, Any]) -> GpuFacts:
     values = {k: v for k, v in data.items() if k in known and v is not None}
     if values.get("throttle_reasons") is not None:
         values["throttle_reasons"] = tuple(values["throttle_reasons"])
+    if values.get("mig_devices") is not None:
+        mig_known = {f.name for f in dataclasses.fields(MigDeviceFacts)}
+        values["mig_devices"] = tuple(
+            MigDeviceFacts(**{k: v for k, v in m.items() if k in mig_known})
+            for m in values["mig_devices"] if isinstance(m, dict) and isinstance(m.get("index"), int))
     values["index"] = int(data.get("index", 0))
     return GpuFacts(**values)
 
