@@ -18,8 +18,8 @@
 #   --memory-growth      export TF_FORCE_GPU_ALLOW_GROWTH=true
 #
 # venv: the hook is a marked block at the end of bin/activate (and of activate.fish and
-# activate.csh when the venv has them), replaced (never duplicated) on a second run; in bash, zsh
-# and fish it wraps the venv's `deactivate` so that deactivating puts the variables back.
+# activate.csh when the venv has them), replaced (never duplicated) on a second run; in bash, zsh,
+# fish and tcsh it wraps the venv's `deactivate` so that deactivating puts the variables back.
 # conda: etc/conda/activate.d/tfdoctor.sh and deactivate.d/tfdoctor.sh, which conda sources on
 # `conda activate` / `conda deactivate` (conda docs, "Saving environment variables").
 # The block is POSIX sh and splits paths without word splitting, so it works in bash, zsh and dash.
@@ -165,7 +165,7 @@ fish_block() {  # the same for bin/activate.fish: save, change, and a wrapped `d
     echo 'end'
 }
 
-csh_block() {  # bin/activate.csh: save and change; csh cannot wrap the venv's deactivate alias
+csh_block() {  # bin/activate.csh: save, change, and a wrapped `deactivate` alias (tcsh)
     echo 'if (! $?_TFDOCTOR_HOOKED) then'
     for v in $vars; do
         # block form: a one-line csh `if` substitutes its command's variables even when false
@@ -202,6 +202,18 @@ EOF_CSH
     if [ -n "$growth" ]; then
         echo "setenv TF_FORCE_GPU_ALLOW_GROWTH true"
     fi
+    # The venv's `deactivate` is an alias, redefined each time activate.csh is sourced: keep it
+    # under another name (tcsh re-reads an alias's text when it runs) and put ours in front.
+    # A one-line csh `if` substitutes its command's variables even when false, so each restore
+    # is `test ... && ...`, as in the venv's own alias.
+    printf '%s\n' 'alias _tfdoctor_venv_deactivate "`alias deactivate`"'
+    printf "alias deactivate '"
+    for v in $vars; do
+        printf 'test $?_TFDOCTOR_OLD_%s != 0 && setenv %s "$_TFDOCTOR_OLD_%s"; ' "$v" "$v" "$v"
+        printf 'test $?_TFDOCTOR_OLD_%s = 0 && unsetenv %s; unsetenv _TFDOCTOR_OLD_%s; ' "$v" "$v" "$v"
+    done
+    printf 'unsetenv _TFDOCTOR_HOOKED; _tfdoctor_venv_deactivate \\!:*; '
+    printf 'test "\\!:*" != "nondestructive" && unalias _tfdoctor_venv_deactivate'"'"'\n'
 }
 
 begin="# >>> tfdoctor activation hook >>>"

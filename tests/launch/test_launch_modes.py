@@ -5,7 +5,7 @@ libcusolver.so.11 does not load. In each launch mode, TensorFlow's own DSO loade
 (`_tfloader_child.py`: ctypes, `DsoLoader::GetCusolverDsoHandle()`, after the same
 `find_spec("tensorflow")` an import starts with) whether it opens cuSOLVER: before
 `tfdoctor fix --apply`, after it, and after `tfdoctor fix --undo`. The modes are real: bash,
-dash, zsh and fish sourcing the venv's own activate scripts, the bare interpreter, `env -i`,
+dash, zsh, fish and tcsh sourcing the venv's own activate scripts, the bare interpreter, `env -i`,
 and a Jupyter kernel started through jupyter_client with ipykernel installed in the copy.
 """
 
@@ -32,6 +32,10 @@ SHELLS = {
     # fish has no $0: its $argv starts with the word the others take as $0.
     "fish (activated)": ["fish", "-c",
                          "source $argv[2]/bin/activate.fish; and exec python $argv[3] $argv[4]"],
+    # tcsh puts the words after -c's in $argv, from the one the others take as $0; the venv's
+    # activate.csh reads $prompt, which only an interactive csh has.
+    "tcsh (activated)": ["tcsh", "-f", "-c",
+                         "set prompt=''; source $argv[2]/bin/activate.csh && exec python $argv[3] $argv[4]"],
 }
 """Each runs `python` as found on PATH after activation: the venv's own."""
 PROBE = '''
