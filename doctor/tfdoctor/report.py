@@ -178,6 +178,8 @@ def load_facts_file(path: Path) -> tuple[Facts, CheckConfig]:
         raise InputFileError(f"{path} is not a JSON document tfdoctor can read: {exc}") from None
     if not isinstance(data, dict):
         raise InputFileError(f"{path} is not a tfdoctor facts or report file")
+    if data.get("kind") == "cluster":
+        raise InputFileError(f"{path} is a cluster document: replay it with `tfdoctor cluster --replay`")
     config = CheckConfig()
     if isinstance(data.get("facts"), dict):
         cfg = data.get("config") or {}

@@ -62,3 +62,10 @@ def test_a_bad_file_is_a_one_line_usage_error(tmp_path, content, says):
     assert result.exit_code == ExitCode.USAGE, result.output
     assert says in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.output
+
+
+def test_the_single_node_replay_points_at_the_cluster_one():
+    """`tfdoctor replay` given a cluster document says which command reads it (exit 2)."""
+    result = CliRunner().invoke(cli, ["replay", str(RECORDED)])
+    assert result.exit_code == ExitCode.USAGE
+    assert "tfdoctor cluster --replay" in result.stderr
