@@ -143,7 +143,7 @@ def judge_topology(
             "node-p2p-unavailable",
             f"{where}: GPU peer-to-peer is unavailable between {sum(bad.values()) // 2} "
             f"pair(s) ({', '.join(sorted(bad))}); NCCL copies through host memory.",
-            _P2P_HINT.get(status, "nvidia-smi topo -p2p r shows the P2P matrix."),
+            _P2P_HINT.get(status),
             status=status,
         )
     if env.get("NCCL_P2P_DISABLE", "0") not in ("", "0"):
