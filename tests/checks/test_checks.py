@@ -72,6 +72,9 @@ CASES = {
     "libcuda-crashed": (change(H, cuda_driver={"crash": "SIGSEGV"}), "libcuda-crashed"),
     "libcuda-init-failed": (change(H, cuda_driver={"init_result": "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"}),
                             "libcuda-init-failed"),
+    "libcuda-compat-unusable": (change(H, cuda_driver={
+        "init_result": "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+        "library": "/usr/local/cuda-12.8/compat/libcuda.so.1"}), "libcuda-compat-unusable"),
     "cuda-library-missing": (change(H, libraries=_lib("cusolver", path=None, found_via=None, origin=None,
                                                       version=None, other_copies=(
                                                           "/venv/lib/python3.11/site-packages/nvidia/cusolver/lib/libcusolver.so.11",))),

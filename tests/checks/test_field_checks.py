@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tfdoctor.facts import HostFacts, TensorFlowFacts, ToolkitFacts
+from tfdoctor.facts import Distribution, HostFacts, TensorFlowFacts, ToolkitFacts
 
 from tests.helpers import change, healthy, ids, judge
 
@@ -92,3 +92,37 @@ def test_gtx16_has_no_tensor_cores() -> None:
     rtx = replace(facts, driver=replace(facts.driver, gpus=(replace(facts.driver.gpus[0],
                   name="NVIDIA GeForce RTX 2080", compute_capability="7.5"),)))
     assert "gpu-no-tensor-cores" not in ids(judge(rtx))
+
+
+def test_avx2_told_from_the_release() -> None:
+    """TF 2.4.0's official wheels needed AVX2 (tensorflow/tensorflow#45744); 2.4.1 and others need AVX."""
+    def cpu(tf: str, flags: tuple[str, ...], dists: tuple[str, ...] = ()) -> list[str]:
+        facts = replace(healthy(), tensorflow=old_tf(tf, "11.0"))
+        if dists:
+            assert facts.tensorflow is not None
+            facts = replace(facts, tensorflow=replace(
+                facts.tensorflow, distributions=tuple(Distribution(d, tf) for d in dists)))
+        facts = change(facts, platform={"machine": "x86_64", "cpu_flags": flags})
+        return [f.message for f in judge(facts).findings if f.id == "cpu-missing-instructions"]
+
+    avx_only = ("sse4_2", "avx", "fma")
+    assert "AVX but not AVX2" in cpu("2.4.0", avx_only)[0]
+    assert cpu("2.4.1", avx_only) == cpu("2.4.0", (*avx_only, "avx2")) == []
+    assert cpu("2.4.0", avx_only, ("intel-tensorflow",)) == []  # not the official wheel
+    assert "lacks AVX" in cpu("2.4.1", ("sse4_2",))[0]
+
+
+def test_forward_compat_libcuda_refused() -> None:
+    """A cuda-compat libcuda that cuInit refuses is named with its directory and a removal that
+    the planner can apply; the same refusal from the driver's own libcuda stays libcuda-init-failed."""
+    compat = "/usr/local/cuda-12.8/compat/libcuda.so.1"
+    for result in ("CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"):
+        report = judge(change(healthy(), cuda_driver={"init_result": result, "library": compat}))
+        f = report.findings[0]
+        assert (f.id, f.evidence["library.path"]) == ("libcuda-compat-unusable", compat)
+        assert f.remediation is not None and f.remediation.fix_id == "remove-from-ld-library-path"
+        assert "/usr/local/cuda-12.8/compat" in f.remediation.commands[0]
+    driver_own = "/usr/lib/x86_64-linux-gnu/libcuda.so.1"
+    report = judge(change(healthy(), cuda_driver={"init_result": "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+                                                  "library": driver_own}))
+    assert "libcuda-init-failed" in ids(report) and "libcuda-compat-unusable" not in ids(report)

@@ -29,7 +29,8 @@ OPTIONAL_LIBS = ("nvshmem",)
 
 
 @check("libcuda", "CUDA driver library loads and initialises", "cuda",
-       emits=("libcuda-missing", "libcuda-stub", "libcuda-crashed", "libcuda-init-failed"),
+       emits=("libcuda-missing", "libcuda-stub", "libcuda-crashed", "libcuda-compat-unusable",
+              "libcuda-init-failed"),
        consequence_of=DRIVER_ROOT, reads=("cuda_driver",))
 def libcuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """libcuda.so.1 loads from the driver (not a toolkit stub) and cuInit succeeds."""
@@ -67,6 +68,22 @@ def libcuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                 f"echo {WSL_LIB} | sudo tee /etc/ld.so.conf.d/ld.wsl.conf", "sudo ldconfig"),
                 needs_root=True) if wsl else None)
         return
+    compat_dir = _compat_dir(c.library)
+    if compat_dir and c.init_result in COMPAT_REFUSALS:
+        yield Finding(
+            "libcuda-compat-unusable", Severity.ERROR,
+            f"The libcuda.so.1 that loads is CUDA's forward-compatibility package ({compat_dir}), and "
+            f"cuInit refused it ({c.init_result}): "
+            + COMPAT_REFUSALS[c.init_result] + ".",
+            {**ev, "library.path": c.library or "", "cuda_driver.init_result": c.init_result,
+             "driver.driver_version": facts.driver.driver_version or "unknown"},
+            hint=f"Remove {compat_dir} from LD_LIBRARY_PATH (and /etc/ld.so.conf.d) so the driver's own "
+                 "libcuda loads, or install a driver new enough for TensorFlow's CUDA instead.",
+            remediation=Remediation("remove-from-ld-library-path", (
+                f"export LD_LIBRARY_PATH=$(echo \"$LD_LIBRARY_PATH\" | tr ':' '\\n' | "
+                f"grep -vxF {shlex.quote(compat_dir)} | paste -sd:)",)),
+            links=(CUDA_FORWARD_COMPAT,))
+        return
     if c.init_result and c.init_result not in ("CUDA_SUCCESS", "CUDA_ERROR_NO_DEVICE"):
         yield Finding("libcuda-init-failed", Severity.ERROR,
                       f"cuInit failed with {c.init_result}.",
@@ -74,6 +91,27 @@ def libcuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                       hint="CUDA_ERROR_SYSTEM_DRIVER_MISMATCH and CUDA_ERROR_COMPAT_NOT_SUPPORTED_"
                       "ON_DEVICE mean a forward-compatibility libcuda on the path that this GPU "
                       "or kernel driver cannot use: remove it from LD_LIBRARY_PATH.")
+
+
+CUDA_FORWARD_COMPAT = "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html"
+COMPAT_REFUSALS = {
+    "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE": "forward compatibility works only on NVIDIA "
+    "data-center GPUs, select NGC Server Ready RTX cards and Jetson, not on this GPU",
+    "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH": "its CUDA driver does not match the installed display "
+    "(kernel) driver",
+}
+"""cuInit's answers that mean the forward-compatibility libcuda cannot run here (NVIDIA's CUDA
+compatibility guide, 'Forward Compatibility'; checked 2026-11-23)."""
+
+
+def _compat_dir(library: str | None) -> str | None:
+    """The directory of a forward-compatibility libcuda: /usr/local/cuda-X.Y/compat, a cuda-compat
+    package's directory (/usr/local/cuda/compat, .../cuda-compat-12-4/...); None for any other."""
+    if not library:
+        return None
+    directory = os.path.dirname(library)
+    parts = directory.split("/")
+    return directory if ("compat" in parts or any(p.startswith("cuda-compat") for p in parts)) else None
 
 
 def _lib_ev(lib: LibraryFacts) -> dict[str, str]:

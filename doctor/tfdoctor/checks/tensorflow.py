@@ -152,6 +152,14 @@ def tf_python_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             links=("https://www.tensorflow.org/install/source#gpu",))
 
 
+AVX2_WHEELS = {
+    "2.4.0": ("built with AVX2 by accident; 2.4.1 removed the restriction, a TensorFlow maintainer in "
+              "thoth-station/adviser#1616, checked 2026-11-23",
+              "https://github.com/tensorflow/tensorflow/issues/45744"),
+}
+"""Official wheels that need more than AVX, by TensorFlow version: (why, source)."""
+
+
 @check("platform-support", "CPU and C library can run the wheel", "platform",
        emits=("cpu-missing-instructions", "glibc-too-old"), needs="tensorflow", reads=("tensorflow",))
 def platform_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
@@ -160,13 +168,24 @@ def platform_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     p = facts.platform
     if tf is None or (not tf.distributions and not tf.version):
         return
-    if p.machine in ("x86_64", "AMD64") and p.cpu_flags is not None and "avx" not in p.cpu_flags:
+    x86 = p.machine in ("x86_64", "AMD64") and p.cpu_flags is not None
+    if x86 and "avx" not in (p.cpu_flags or ()):
         yield Finding(
             "cpu-missing-instructions", Severity.ERROR,
             "This CPU lacks AVX, which the official TensorFlow wheels require: import dies with "
-            "an illegal instruction.", {"platform.cpu_flags": " ".join(p.cpu_flags)},
+            "an illegal instruction.", {"platform.cpu_flags": " ".join(p.cpu_flags or ())},
             hint="Use a CPU with AVX, or build TensorFlow from source for this CPU.",
             links=("https://www.tensorflow.org/install/pip#hardware_requirements",))
+    elif x86 and "avx2" not in (p.cpu_flags or ()) and tf.version in AVX2_WHEELS and not (
+            {d.name for d in tf.distributions} & {"tensorflow-cpu-aws", "intel-tensorflow"}):
+        why, link = AVX2_WHEELS[tf.version]
+        yield Finding(
+            "cpu-missing-instructions", Severity.ERROR,
+            f"This CPU has AVX but not AVX2, which TensorFlow {tf.version}'s official wheels use ({why}): "
+            "import dies with an illegal instruction.",
+            {"platform.cpu_flags": " ".join(p.cpu_flags or ()), "tensorflow.version": tf.version},
+            hint="pip install 'tensorflow==2.4.1' (or any later release), which needs only AVX.",
+            links=(link,))
     release = compat.tf_release(tf.version) if tf.version else None
     glibc_min = release.glibc_min if release else None
     have, need = version(p.glibc), version(glibc_min)
