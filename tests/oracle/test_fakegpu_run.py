@@ -28,7 +28,10 @@ if rc == 0:
         cuda.cuDeviceGetAttribute(ctypes.byref(minor), 76, i)
         bus = ctypes.create_string_buffer(32)
         cuda.cuDeviceGetPCIBusId(bus, 32, i)
-        out["devices"].append([name.value.decode(), f"{major.value}.{minor.value}", bus.value.decode()])
+        uuid = ctypes.create_string_buffer(16)
+        cuda.cuDeviceGetUuid(uuid, i)
+        out["devices"].append([name.value.decode(), f"{major.value}.{minor.value}", bus.value.decode(),
+                               uuid.raw.hex()])
 cuda.cuDriverGetVersion(ctypes.byref(v))
 out["version"] = v.value
 print(json.dumps(out))
@@ -67,12 +70,28 @@ def test_cc_overrides_and_visible_devices():
 def test_scenario_file_and_exit_code(tmp_path):
     """--scenario starts from a driver scenario (one without "cuda" gets the driver's libcuda);
     COMMAND's exit code is run.py's."""
-    out = ask("--scenario", str(SCENARIOS / "mig_enabled.json"))
-    assert [d[0] for d in out["devices"]] == ["NVIDIA A100-SXM4-80GB"] * 2
+    out = ask("--scenario", str(SCENARIOS / "pcie_degraded.json"))
+    assert [d[0] for d in out["devices"]] == ["NVIDIA A100 80GB PCIe"]
     proc = run("--gpus", "1", "--keep", str(tmp_path / "m"), "--", "sh", "-c",
                'test -f "$TFDOCTOR_FS_ROOT/dev/nvidia0" && test -n "$TFDOCTOR_FAKE_NVML" && exit 7')
     assert proc.returncode == 7
     assert (tmp_path / "m" / "root" / "proc" / "driver" / "nvidia" / "version").is_file()
+
+
+def test_mig_devices_one_per_process():
+    """--mig N: CUDA enumerates one MIG device (MIG user guide, CUDA Device Enumeration), the
+    first, or the one CUDA_VISIBLE_DEVICES=MIG-<uuid> names; a MIG- UUID of no device: none."""
+    first, third = (f"MIG-3161d000-7e2a-5b1c-8d3f-000000000{j:03d}" for j in (0, 2))
+    out = ask("--gpus", "1", "--model", "NVIDIA A100-SXM4-40GB", "--mig", "3")
+    assert [d[:2] for d in out["devices"]] == [["NVIDIA A100-SXM4-40GB MIG 2g.10gb", "8.0"]]
+    assert out["devices"][0][3] == first[4:].replace("-", "")
+
+    def chosen(value: str) -> list[str]:
+        return [d[3] for d in ask("--gpus", "1", "--mig", "3", CUDA_VISIBLE_DEVICES=value)["devices"]]
+
+    assert chosen(third) == [third[4:].replace("-", "")]
+    assert chosen(f"{third},{first}") == [third[4:].replace("-", "")]  # one MIG device per process
+    assert ask("--gpus", "1", "--mig", "3", CUDA_VISIBLE_DEVICES="MIG-ffff")["init"] == 100
 
 
 def test_usage_errors():
