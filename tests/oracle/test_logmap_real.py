@@ -27,6 +27,10 @@ EXPECTED = {
                  ("driver-not-running", None)],
     "visible-none": [("cuda-init-failed", "Failed call to cuInit: CUDA_ERROR_NO_DEVICE: no "
                       "CUDA-capable device is detected"), ("driver-not-running", None)],
+    "mig-instances": [],
+    "mig-selected": [],
+    "mig-unknown-uuid": [("cuda-init-failed", "Failed call to cuInit: CUDA_ERROR_NO_DEVICE: no "
+                          "CUDA-capable device is detected"), ("driver-not-running", None)],
     "visible-garbage": [("cuda-init-failed", "Failed call to cuInit: CUDA_ERROR_NO_DEVICE: no "
                          "CUDA-capable device is detected"), ("driver-not-running", None)],
 }
