@@ -137,6 +137,21 @@ FIELD_LINES = [
     ("ModuleNotFoundError: No module named 'tf_keras'", ("tf-keras-not-installed", "tf_keras")),
     # github.com/aws/deep-learning-containers/pull/6417 (TF 2.21 with cuDNN 9.5.1)
     ("Autotuner could not find any supported configs for HLO:", ("xla-autotune-no-config", None)),
+    # github.com/NVIDIA/nvidia-docker/issues/1034 (no NVIDIA Container Toolkit on the host)
+    ('docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+     ("container-toolkit-missing", "gpu")),
+    # github.com/tensorflow/tensorflow/issues/68711, NVIDIA/nvidia-container-toolkit#520 (WSL2, driver 555)
+    ("E external/local_xla/xla/stream_executor/cuda/cuda_driver.cc:282] failed call to cuInit: "
+     "CUDA_ERROR_NOT_FOUND: named symbol not found", ("cuinit-symbol-not-found", "CUDA_ERROR_NOT_FOUND")),
+    # github.com/NVIDIA/cudf/issues/15925 (numba's wording of the same cuInit failure)
+    ("[500] Call to cuInit results in CUDA_ERROR_NOT_FOUND",
+     ("cuinit-symbol-not-found", "CUDA_ERROR_NOT_FOUND")),
+    # zsh's wording of SIGILL (reconstructed in zsh's format; quoted so in the field case
+    # github.com/lewagon/data-setup/issues/147)
+    ("zsh: illegal hardware instruction  python -c 'import tensorflow'", ("illegal-instruction", None)),
+    # github.com/tensorflow/tensorflow/issues/65419 (code: a TF Hub layer under Keras 3)
+    ("            hub.KerasLayer(CLASSIFIER_URL, input_shape=(IMAGE_RES, IMAGE_RES, 3))",
+     ("tf-hub-keras3", None)),
     # github.com/bytedance/monolith/issues/14 and tensorflow/tensorflow#52883 (estimator 2.7 under TF 2.6)
     ("AttributeError: module 'tensorflow.tools.docs.doc_controls' has no attribute 'inheritable_header'",
      ("tf-internal-api-mismatch", "inheritable_header")),

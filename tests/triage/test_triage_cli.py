@@ -205,3 +205,20 @@ def test_missing_cudart_in_a_ticket_without_a_gpu_is_a_warning() -> None:
 
     assert severity(log) == "warning"
     assert severity(["My RTX 3080 is not used by TensorFlow 2.6.0.", *log]) == "error"
+
+
+def test_tf_hub_layer_is_a_cause_only_under_keras_3() -> None:
+    """hub.KerasLayer is a Keras 2 layer: a cause with TF >= 2.16 (tensorflow/hub#903), nothing with
+    TF 2.15, an unknown TensorFlow, or TF_USE_LEGACY_KERAS=1 shown in the ticket."""
+    from tfdoctor.triage import triage_facts
+
+    code = "feature_extractor = hub.KerasLayer(MODULE_HANDLE, input_shape=(224, 224, 3))"
+
+    def found(*lines: str) -> bool:
+        facts, _ = triage_facts(["\n".join(lines)])
+        return "tf-log-tf-hub-keras3" in {f.id for f in build_report(facts).findings}
+
+    assert found("TensorFlow 2.17 on Ubuntu 22.04.", code)
+    assert not found("TensorFlow 2.15 on Ubuntu 22.04.", code)
+    assert not found(code)
+    assert not found("TensorFlow 2.17 on Ubuntu 22.04.", "export TF_USE_LEGACY_KERAS=1", code)

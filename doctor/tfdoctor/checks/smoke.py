@@ -41,6 +41,21 @@ def cause_hint(info: CauseInfo, facts: Facts) -> str:
     return info.hint.replace(NVCC_WHEEL, nvidia_wheel("nvidia-cuda-nvcc", facts))
 
 
+def _applies(info: CauseInfo, facts: Facts) -> bool:
+    """A cause with min_tf only with a known TensorFlow of that release or newer, and (for Keras 3
+    causes) without TF_USE_LEGACY_KERAS=1 in a known environment."""
+    if info.min_tf is None:
+        return True
+    from packaging.version import InvalidVersion, Version
+
+    tf = facts.tensorflow.version if facts.tensorflow else None
+    try:
+        newer = tf is not None and Version(tf).release[:2] >= Version(info.min_tf).release[:2]
+    except InvalidVersion:
+        return False
+    return newer and facts.env.get("TF_USE_LEGACY_KERAS") not in ("1", "true", "True")
+
+
 def _log_evidence(tail: tuple[str, ...], total: int) -> dict[str, str]:
     return {"log": logmap.frame(tail, total)} if tail else {}
 
@@ -293,7 +308,7 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         gpu_unknown and (s.outcome != "ticket" or wants_gpu_signs(facts)))
     for cause in s.causes:
         info = CAUSES.get(cause.id)
-        if info is None or cause.id in done:
+        if info is None or cause.id in done or not _applies(info, facts):
             continue
         severity = info.severity
         if info.explains_no_gpu and not gpu_expected and severity is Severity.ERROR:

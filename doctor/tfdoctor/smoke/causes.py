@@ -24,6 +24,9 @@ class CauseInfo:
     link: str | None = None
     explains_no_gpu: bool = False
     """A reason TensorFlow registers no GPU at all (folded into smoke-no-gpu)."""
+    min_tf: str | None = None
+    """Only a cause from this TensorFlow release on (a code pattern that breaks there); the line
+    alone says nothing when the TensorFlow version is unknown or older."""
 
 
 CAUSES: dict[str, CauseInfo] = {
@@ -155,6 +158,26 @@ CAUSES: dict[str, CauseInfo] = {
         "Install the NumPy range TensorFlow pins (pip show tensorflow lists it).",
         None,
     ),
+    "container-toolkit-missing": CauseInfo(
+        Severity.ERROR,
+        "Docker could not give the container a GPU: no NVIDIA runtime answers `--gpus` on this "
+        "Docker daemon (the NVIDIA Container Toolkit is not installed or not configured for it; "
+        "Docker installed as a snap cannot use it).",
+        "On the host: install nvidia-container-toolkit, run `sudo nvidia-ctk runtime configure "
+        "--runtime=docker` and restart Docker.",
+        "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html",
+        True,
+    ),
+    "cuinit-symbol-not-found": CauseInfo(
+        Severity.ERROR,
+        "cuInit could not find a driver symbol (CUDA_ERROR_NOT_FOUND): under WSL2 this is a Windows "
+        "driver 555 or newer with a container runtime that does not map its libnvdxgdmal.so.1 "
+        "(Docker Desktop before 4.31, NVIDIA Container Toolkit before 1.14.4).",
+        "Update Docker Desktop to 4.31 or newer (or nvidia-container-toolkit to 1.14.4 / 1.15 or "
+        "newer), or go back to a Windows driver before 555.",
+        "https://github.com/NVIDIA/nvidia-container-toolkit/issues/520",
+        True,
+    ),
     "numpy-symbolic-tensor": CauseInfo(
         Severity.ERROR,
         "NumPy 1.20 or newer under TensorFlow 2.4 or older: Keras layers fail with 'Cannot convert a "
@@ -200,6 +223,15 @@ CAUSES: dict[str, CauseInfo] = {
         "For TensorFlow >= 2.16: pip install tf-keras and set TF_USE_LEGACY_KERAS=1; for "
         "TensorFlow <= 2.15: pip install the keras of the same minor as TensorFlow.",
         "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility",
+    ),
+    "tf-hub-keras3": CauseInfo(
+        Severity.ERROR,
+        "The code builds a model from tensorflow_hub's KerasLayer, a Keras 2 layer, but from "
+        "TensorFlow 2.16 tf.keras is Keras 3, which TF Hub does not support (tensorflow/hub#903).",
+        "pip install tf-keras of TensorFlow's minor and export TF_USE_LEGACY_KERAS=1 before Python "
+        "starts, or build the model with tf_keras instead of tf.keras.",
+        "https://github.com/tensorflow/hub/issues/903",
+        min_tf="2.16",
     ),
     "no-matching-wheel": CauseInfo(
         Severity.ERROR,

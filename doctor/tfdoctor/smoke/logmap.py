@@ -21,7 +21,13 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "cpu-instructions-missing",
             r"compiled to use (?P<s>[A-Z0-9_. ]+?) instructions, but these aren't available",
         ),
-        ("illegal-instruction", r"Illegal instruction \(core dumped\)|^Illegal instruction\s*$"),
+        # bash "Illegal instruction (core dumped)", zsh "illegal hardware instruction", a bare line
+        ("illegal-instruction", r"Illegal instruction \(core dumped\)|^Illegal instruction\s*$"
+                                r"|illegal hardware instruction|SIG(?:ILL|KILL) \(Illegal instruction\)"),
+        # Docker without an NVIDIA runtime for --gpus (NVIDIA/nvidia-docker#1034, #1243, #1591:
+        # the NVIDIA Container Toolkit was missing)
+        ("container-toolkit-missing", r"could not select device driver \"[^\"]*\" with capabilities: "
+                                      r"\[\[(?P<s>[^\]]*)\]\]"),
         ("numpy2-abi", r"compiled using NumPy 1\.x cannot be run in(?:\s*NumPy (?P<s>2[\d.]*))?"
                        r"|_ARRAY_API not found|numpy\.core\._multiarray_umath failed to import"),
         ("numpy-too-new", r"module 'numpy' has no attribute '(?P<s>object|bool|int|float|typeDict)'"),
@@ -49,6 +55,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                                 r"|A KerasTensor cannot be used as input to a TensorFlow function"
                                 r"|No module named 'keras\.(?:src\.)?(?P<s>engine|legacy|preprocessing|wrappers)"
                                 r"|cannot import name '\w+' from 'keras\.(?:src\.)?engine"),
+        # Code, not a log: a Keras 2 layer that Keras 3 (TF >= 2.16) refuses (CauseInfo.min_tf)
+        ("tf-hub-keras3", r"\bhub\.KerasLayer\("),
         ("no-matching-wheel", r"No matching distribution found for (?P<s>tensorflow[\w\[\]=<>.-]*)"
                               r"|Could not find a version that satisfies the requirement "
                               r"(?P<t>tensorflow[\w\[\]=<>.-]*)"),
@@ -65,6 +73,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"COMPAT_NOT_SUPPORTED_ON_DEVICE))|Possibly insufficient driver version"
             r"|CUDA driver version is insufficient for CUDA runtime version",
         ),
+        # WSL2 with Windows driver 555+ and a container runtime that does not map libnvdxgdmal.so.1
+        # (NVIDIA/nvidia-container-toolkit#520)
+        ("cuinit-symbol-not-found", r"cuInit(?::| results in) (?:INTERNAL: )?(?:CUDA error: )?"
+                                    r"(?P<s>CUDA_ERROR_NOT_FOUND)"),
         ("cuda-init-failed", r"failed call to cuInit: (?:INTERNAL: )?(?:CUDA error: )?(?P<s>.+)$"),
         ("library-not-loaded", r"Could not load dynamic library '(?P<s>[^']+)'"
                                r"|(?P<t>lib(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|nvrtc|nvinfer_never|nccl)"
