@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from fixing.cached_envs import cached_env, copy_env, differences, site_packages, tree
-from test_launch_modes import CLEAN, LOADER, PROBE, bare_mode
+from test_launch_modes import CLEAN, bare_mode, write_probe
 
 RECORDS = {
     "tensorflow": ("2.21.0", "cuda126py311h2b2a1b4_200"),
@@ -55,10 +55,8 @@ def test_conda_env_target_fix_and_undo(tmp_path):
     assert facts["conda_packages"]["tensorflow"] == "2.21.0 cuda126py311h2b2a1b4_200"
     assert facts["conda_packages"]["cuda-version"] == "12.6 h7480c83_3"
     assert "zlib" not in facts["conda_packages"], "only what decides TensorFlow's CUDA"
-    probe = tmp_path / "probe.py"
+    probe = write_probe(tmp_path / "probe.py", env)
     site = site_packages(env)
-    probe.write_text(PROBE.format(loader=str(LOADER), framework=str(
-        site / "tensorflow" / "libtensorflow_framework.so.2")))
     before_tree = tree(env)
     assert bare_mode(env, probe) == "fails"
     applied = subprocess.run([sys.executable, "-m", "tfdoctor", "fix", "--python", python,

@@ -4,7 +4,7 @@ Where a shell hook is still the fix (TensorFlow outside the env, a stub libcuda 
 goes into every activate script the venv has. Here the hook script puts the venv's pip cuSOLVER
 directory on LD_LIBRARY_PATH (the argument the planner gives it for a TensorFlow its .pth cannot
 reach); tcsh sources the venv's own activate.csh and TensorFlow's own DSO loader
-(test_launch_modes.PROBE) answers whether cuSOLVER opens, before and after `deactivate`.
+(test_launch_modes.write_probe) answers whether cuSOLVER opens, before and after `deactivate`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from fixing.cached_envs import cached_env, copy_env, site_packages
 from helpers import need
-from test_launch_modes import CLEAN, LOADER, PROBE, verdict
+from test_launch_modes import CLEAN, verdict, write_probe
 
 ROOT = Path(__file__).resolve().parents[2]
 HOOK = ROOT / "fixes" / "activation-hook-ld-library-path.sh"
@@ -51,10 +51,7 @@ def hooked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     subprocess.run(["sh", str(HOOK), "--prepend", str(site / "nvidia" / "cusolver" / "lib"),
                     "--remove", STUBS, "venv", str(venv / "bin" / "activate")], check=True)
     assert "_tfdoctor_venv_deactivate" in csh.read_text()
-    probe = tmp / "probe.py"
-    probe.write_text(PROBE.format(loader=str(LOADER),
-                                  framework=str(site / "tensorflow" / "libtensorflow_framework.so.2")))
-    return venv, probe
+    return venv, write_probe(tmp / "probe.py", venv)
 
 
 def session(venv: Path, probe: Path, **env: str) -> tuple[str, str, str, str]:

@@ -48,9 +48,17 @@ with contextlib.redirect_stdout(out):
     except SystemExit:
         pass
 answers = [json.loads(line) for line in out.getvalue().splitlines() if line.startswith("{{")]
-cusolver = [a for a in answers if a.get("name") == "cusolver"]
-print("TFDOCTOR-PROBE " + json.dumps({{"exe": sys.executable, "cusolver": cusolver[:1]}}))
+answer = [a for a in answers if a.get("name") == {library!r}]
+print("TFDOCTOR-PROBE " + json.dumps({{"exe": sys.executable, "answer": answer[:1]}}))
 '''
+"""Asks TensorFlow's loader for every library, prints its answer for `library` (default cuSOLVER)."""
+
+
+def write_probe(path: Path, venv: Path, library: str = "cusolver") -> Path:
+    """The probe script for `venv`'s TensorFlow, at `path`."""
+    framework = site_packages(venv) / "tensorflow" / "libtensorflow_framework.so.2"
+    path.write_text(PROBE.format(loader=str(LOADER), framework=str(framework), library=library))
+    return path
 
 
 def verdict(stdout: str, venv: Path) -> str:
@@ -58,7 +66,7 @@ def verdict(stdout: str, venv: Path) -> str:
     line = next(ln for ln in stdout.splitlines() if ln.startswith("TFDOCTOR-PROBE "))
     data = json.loads(line.split(" ", 1)[1])
     assert data["exe"].startswith(str(venv)), f"another python answered: {data['exe']}"
-    answer = data["cusolver"][0]
+    answer = data["answer"][0]
     return "loads" if answer.get("path") and not answer.get("error") else "fails"
 
 
@@ -85,13 +93,14 @@ def env_i_mode(venv: Path, probe: Path) -> str:
     return verdict(done.stdout, venv)
 
 
-def kernel_mode(venv: Path, probe: Path, kernels: Path) -> str:
+def kernel_mode(venv: Path, probe: Path, kernels: Path, name: str = "tfcopy") -> str:
     """A real kernel: jupyter_client starts the kernelspec's argv (the venv's python, as
-    `python -m ipykernel install` writes it), the probe runs in it, its output comes back."""
+    `python -m ipykernel install` writes it) with its env block, the probe runs in it, its
+    output comes back."""
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import KernelManager
 
-    km = KernelManager(kernel_name="tfcopy",
+    km = KernelManager(kernel_name=name,
                        kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
     km.start_kernel(env=dict(CLEAN))
     try:
@@ -117,9 +126,13 @@ def kernel_mode(venv: Path, probe: Path, kernels: Path) -> str:
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the cached tensorflow[and-cuda] venv with ipykernel, its activate scripts
-    pointing at the copy, and a kernelspec for it."""
-    dest = copy_env(cached_env("tf-cuda"), tmp_path_factory.mktemp("launch") / "venv")
+    return launch_venv(tmp_path_factory.mktemp("launch") / "venv")
+
+
+def launch_venv(dest: Path) -> Path:
+    """A copy at `dest` of the cached tensorflow[and-cuda] venv with ipykernel, its activate
+    scripts pointing at the copy."""
+    dest = copy_env(cached_env("tf-cuda"), dest)
     src = str(cached_env("tf-cuda"))
     for script in (dest / "bin").glob("activate*"):
         script.write_text(script.read_text().replace(src, str(dest)))
@@ -131,10 +144,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run_modes(venv: Path, tmp: Path) -> dict[str, str]:
-    site = site_packages(venv)
-    probe = tmp / "probe.py"
-    probe.write_text(PROBE.format(loader=str(LOADER),
-                                  framework=str(site / "tensorflow" / "libtensorflow_framework.so.2")))
+    probe = write_probe(tmp / "probe.py", venv)
     kernels = tmp / "kernels" / "tfcopy"
     kernels.mkdir(parents=True, exist_ok=True)
     (kernels / "kernel.json").write_text(json.dumps({
