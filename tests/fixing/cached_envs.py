@@ -10,6 +10,8 @@ the test says so, so real signals can be sent at exact moments of an apply:
   TFDOCTOR_TEST_PAUSE=install  pip's first write into google/protobuf/ (the old protobuf is
                                already moved aside by pip: mid-install); the next package
                                listing after that (the rollback's) then waits ROLLBACK_PAUSE s
+  TFDOCTOR_TEST_PAUSE=judge    the first target probe after pip wrote into google/protobuf/
+                               (pip has finished: the apply's judge, before the apply returns)
 It writes `paused` (pid inside) and `rollback-paused` into TFDOCTOR_TEST_PAUSE_DIR and waits
 for a `release` file there.
 """
@@ -55,6 +57,16 @@ elif _mode == "install":
         if event == "open" and isinstance(args[0], str) and "/google/protobuf/" in args[0] \\
                 and "w" in str(args[1]) and not os.path.exists(os.path.join(_dir, "paused")):
             _pause()
+    sys.addaudithook(_hook)
+elif _mode == "judge" and sys.argv[:1] and sys.argv[0].endswith("_target_child.py"):
+    if os.path.exists(os.path.join(_dir, "pip-wrote")) \\
+            and not os.path.exists(os.path.join(_dir, "paused")):
+        _pause()
+elif _mode == "judge":
+    def _hook(event, args):
+        if event == "open" and isinstance(args[0], str) and "/google/protobuf/" in args[0] \\
+                and "w" in str(args[1]) and not os.path.exists(os.path.join(_dir, "pip-wrote")):
+            _mark("pip-wrote")
     sys.addaudithook(_hook)
 '''
 

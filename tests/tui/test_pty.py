@@ -8,6 +8,8 @@ so a process-group check would miss them).
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import sys
 import time
 import uuid
@@ -149,3 +151,149 @@ def test_s_during_the_tensorflow_import_leaves_smoke_checks_not_run(tf_cpu_pytho
     child.close()
     assert child.exitstatus == 3
     assert _gone(mark) == []
+
+
+ALT_SCREEN_CLOSED = "\x1b[?1049l"
+"""What Textual writes when it leaves the alternate screen: anything after it stays in the terminal."""
+
+
+def _left_lines(text: str) -> list[str]:
+    """The non-blank lines of terminal output, without control sequences (mode resets)."""
+    text = re.sub(r"\x1b\[[0-9;?<>=]*[A-Za-z~]", "", text).replace("\r\n", "\n")
+    return [ln for ln in text.split("\n") if ln.strip()]
+
+
+def _spawn_binary(mark: str, *args: str, env: dict[str, str] | None = None,
+                  size: tuple[int, int] = (24, 80)) -> pexpect.spawn:
+    """The installed `tfdoctor` console script itself (what a user types) in a pseudo-terminal."""
+    binary = Path(sys.executable).parent / "tfdoctor"
+    full = {**os.environ, "TFDOCTOR_TEST_MARK": mark, "TERM": "xterm-256color", **(env or {})}
+    full.pop("NO_COLOR", None)
+    return pexpect.spawn(str(binary), list(args), env=full, dimensions=size, encoding="utf-8",
+                         codec_errors="replace", timeout=60)
+
+
+def test_quit_after_a_run_leaves_the_verdict_and_root_cause_in_the_terminal(
+        tf_cpu_python: str) -> None:
+    """Issue 12, point 5: after q the alternate screen is gone and the normal terminal keeps the
+    target, the verdict with its root cause, the root cause's message and its fix command (a real
+    problem: TF_USE_LEGACY_KERAS=1 in the tensorflow-cpu venv, which has no tf-keras)."""
+    mark = uuid.uuid4().hex
+    child = _spawn_binary(mark, "--quick", "--python", tf_cpu_python,
+                          env={"TF_USE_LEGACY_KERAS": "1"})
+    child.expect(r"Verdict: 1 problem")
+    child.send("q")
+    child.expect_exact(ALT_SCREEN_CLOSED)
+    child.expect(r"\(tfdoctor --no-tui prints the whole report\)")
+    lines = _left_lines(child.before or "")
+    left = "\n".join(lines)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert lines[0] == f"Diagnosing {tf_cpu_python} (--python)", left
+    assert lines[1] == "Verdict: 1 problem(s); root cause: tf-keras-missing", left
+    assert lines[3].split() == ["error", "tf-keras-missing"], left
+    assert "TF_USE_LEGACY_KERAS=1 is set but tf-keras is not installed" in left, left
+    assert f"$ {tf_cpu_python} -m pip install --no-deps 'tf-keras~=2.21.0'" in left, left
+    assert child.exitstatus == 1, (child.exitstatus, child.signalstatus)
+    assert _gone(mark) == []
+
+
+@pytest.fixture
+def broken_venv(tmp_path: Path) -> Path:
+    """A copy of the cached tensorflow-cpu venv with protobuf 5 (TF 2.21 needs >= 6.31.1) and
+    the pause module that stops pip mid-install (tests/fixing/cached_envs.py)."""
+    import subprocess
+
+    from fixing.cached_envs import add_pause, cached_env, copy_env
+
+    env = copy_env(cached_env("tf-cpu"), tmp_path / "venv")
+    subprocess.run([str(env / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                    "--disable-pip-version-check", "--no-deps", "protobuf==5.29.5"], check=True)
+    add_pause(env)
+    return env
+
+
+def _apply_in_the_tui(child: pexpect.spawn) -> None:
+    """From the main screen: the fix plan (x), select its step (space), apply (a), confirm (y)."""
+    child.expect(r"Verdict: 1 problem")
+    child.send("x")
+    child.expect("pin-python-packages")
+    for _ in range(3):  # a space that came before the list had focus selects nothing: again
+        child.send(" ")
+        child.send("a")
+        if child.expect(["run exactly this", "Select a step first"]) == 0:
+            break
+    child.send("y")
+    child.expect("Applying")
+
+
+def test_quit_during_an_apply_says_the_environment_was_restored(broken_venv: Path,
+                                                                 tmp_path: Path) -> None:
+    """Issue 12, point 4: q while pip installs (paused mid-install, the old protobuf already moved
+    aside) stops pip and waits for the restore; the terminal then keeps the verdict and, last,
+    the state: rolled back, byte for byte. The venv's files hash as before; nothing is left."""
+    from fixing.cached_envs import differences, processes_using, tree, wait_for
+
+    before = tree(broken_venv)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    mark = uuid.uuid4().hex
+    child = _spawn_binary(mark, "--quick", "--python", str(broken_venv / "bin" / "python"),
+                          size=(50, 200), env={"XDG_STATE_HOME": str(tmp_path / "state"),
+                                               "TFDOCTOR_TEST_PAUSE": "install",
+                                               "TFDOCTOR_TEST_PAUSE_DIR": str(marks)})
+    _apply_in_the_tui(child)
+    wait_for(marks / "paused")
+    child.send("q")
+    child.expect_exact(ALT_SCREEN_CLOSED, timeout=300)
+    child.expect(pexpect.EOF)
+    child.close()
+    left = _left_lines(child.before or "")
+    assert left[1] == "Verdict: 1 problem(s); root cause: package-out-of-range", left
+    assert left[-1].startswith("Fix stopped: stopped by quit: pip was stopped and the environment "
+                               "restored; rolled back: the environment is byte for byte as it "
+                               "was before the apply (journal: "), left
+    assert child.exitstatus == 1, (child.exitstatus, child.signalstatus)
+    assert differences(broken_venv, before) == []
+    assert processes_using(broken_venv) == [] and _gone(mark) == []
+
+
+def test_quit_after_pip_finished_says_the_fix_was_applied(broken_venv: Path, tmp_path: Path) -> None:
+    """q after pip finished, while the apply's judge still runs (its probe paused): the fix is
+    kept and recorded; the terminal keeps a fresh verdict (not the one from before the fix) and,
+    last, the state with the command that undoes it; that undo restores the venv byte for byte."""
+    import subprocess
+
+    from fixing.cached_envs import differences, processes_using, tree, wait_for
+
+    before = tree(broken_venv)
+    python = str(broken_venv / "bin" / "python")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    state = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    mark = uuid.uuid4().hex
+    child = _spawn_binary(mark, "--quick", "--python", python, size=(50, 200),
+                          env={**state, "TFDOCTOR_TEST_PAUSE": "judge",
+                               "TFDOCTOR_TEST_PAUSE_DIR": str(marks)})
+    _apply_in_the_tui(child)
+    wait_for(marks / "paused")
+    child.send("q")
+    child.expect("Stopping the fix")
+    (marks / "release").touch()
+    child.expect_exact(ALT_SCREEN_CLOSED, timeout=300)
+    child.expect(pexpect.EOF)
+    child.close()
+    left = _left_lines(child.before or "")
+    assert left[1] == "Verdict: healthy", left
+    assert left[-1].startswith("Fix stopped: stopped by quit after the fix had finished: recorded "
+                               "as applied (journal: "), left
+    undo = left[-1].split("undo: ", 1)[1].rstrip(")")
+    assert undo.startswith("tfdoctor fix --undo --python "), undo
+    assert child.exitstatus == 0, (child.exitstatus, child.signalstatus)
+    assert processes_using(broken_venv) == [] and _gone(mark) == []
+
+    binary = Path(sys.executable).parent / "tfdoctor"
+    done = subprocess.run([str(binary), *shlex.split(undo)[1:]], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, **state})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert differences(broken_venv, before) == []

@@ -61,6 +61,9 @@ class DoctorApp(App[None]):
         self.fixing: str | None = None
         """"apply" or "undo" while the applier runs (one at a time), else None."""
         self.quit_when_fixed = False
+        self.fix_exit: tuple[str, bool] | None = None
+        """After quitting during a fix: what state the environment is in (one line for the
+        terminal), and whether the fix changed it (then the report is from before the fix)."""
         self._old_sigterm: Any = None
         self.exported: Path | None = None
 
@@ -259,7 +262,10 @@ class DoctorApp(App[None]):
             verb = "Undo" if message.action == "undo" else "Fix"
             how = ("stopped" if "stopped by quit" in message.summary
                    else "failed" if message.failed else "finished")
-            self.exit(message=f"{verb} {how}: {message.summary}")
+            # run_tui prints it after the verdict, unwrapped (paths stay whole for copying).
+            changed = not message.failed or "recorded as applied" in message.summary
+            self.fix_exit = (f"{verb} {how}: {message.summary}", changed)
+            self.exit()
             return
         self.start_run()
 

@@ -133,7 +133,7 @@ class PlanApplier:
     def __call__(self, plan: FixPlan, fix_ids: list[str]) -> str:
         from dataclasses import replace
 
-        from tfdoctor.fixing.apply import apply_plan, require_idle
+        from tfdoctor.fixing.apply import apply_plan, require_idle, undo_command
         from tfdoctor.fixing.commands import diagnose_after
         from tfdoctor.fixing.proc import CancelToken
 
@@ -148,8 +148,8 @@ class PlanApplier:
                             judge=lambda r: tuple(f.id for f in diagnose_after(plan, r).findings))
         lines = [f"{r.fix_id}: {r.status}" + (f" ({r.detail})" if r.detail else "")
                  for r in result.steps]
-        journal = (f"journal: {result.journal} (u undoes it)" if result.journal
-                   else "nothing changed")
+        journal = (f"journal: {result.journal} (undo: u here, or {undo_command(plan.python)})"
+                   if result.journal else "nothing changed")
         return "\n".join([*lines, journal])
 
     def stop(self) -> None:
