@@ -213,7 +213,7 @@ def kernels_failed(creation: bool) -> SmokeFacts:
 def test_gpu_visible_but_kernels_could_not_run(creation: bool):
     """Issue 11: TensorFlow lists the GPU but runs nothing on it. That is one error finding with
     TensorFlow's own error as evidence (never a placement failure plus one per recipe), and the
-    GPU measurements are not-run; the child ended by itself, so its run and log are judged."""
+    GPU measurements are not-run; the GPU list and the log (the child ended by itself) are judged."""
     report = build_report(make_facts(kernels_failed(creation), driver=A100,
                                      tensorflow=replace(TF, is_cuda_build=True)))
     got = {o.check: o for o in report.outcomes if o.area == "smoke"}
@@ -222,7 +222,7 @@ def test_gpu_visible_but_kernels_could_not_run(creation: bool):
     assert "kernels could not run" in found.message
     assert ("CUDA driver" if creation else "NO_BINARY_FOR_GPU") in found.evidence["tensorflow_error"]
     assert ("older than the CUDA runtime" if creation else "no kernels for this GPU") in (found.hint or "")
-    assert got["smoke-gpus"].status is CheckStatus.FAILED
+    assert got["smoke-run"].status is CheckStatus.FAILED
     assert "smoke-placement-failed" not in {f.id for f in report.findings}
     for check in ("smoke-tensor-cores", "smoke-throughput"):
         assert got[check].status is CheckStatus.NOT_RUN and got[check].reason, check
@@ -233,5 +233,5 @@ def test_gpu_visible_but_kernels_could_not_run(creation: bool):
         # The recipe errors on GPU:0 are there, but as consequences of the one root cause.
         assert got["smoke-recipes"].status is CheckStatus.FAILED
         assert [f.id for f in report.findings if f.severity.value == "error"][0] == "smoke-gpu-kernels-failed"
-    assert {c: o.status for c, o in got.items() if o.status is CheckStatus.PASSED} == {
-        "smoke-run": CheckStatus.PASSED, "smoke-log": CheckStatus.PASSED}
+    # TensorFlow did list the GPUs, and its whole log was read: those two are judged.
+    assert {c for c, o in got.items() if o.status is CheckStatus.PASSED} == {"smoke-gpus", "smoke-log"}

@@ -84,6 +84,7 @@ def _where(r: RecipeResult | None) -> str:
         "smoke-orphan-process",
         "smoke-internal-error",
         "smoke-output-capped",
+        "smoke-gpu-kernels-failed",
     ),
 )
 def check_smoke_run(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
@@ -191,6 +192,11 @@ def check_smoke_run(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             },
             "The last line of the error names the missing or incompatible piece.",
         )
+    # Here, not in smoke-gpus: that check's causes (a missing library, no driver) explain a GPU
+    # TensorFlow does not list, not one it lists and cannot run on.
+    stuck = kernels_could_not_run(s)
+    if stuck is not None:
+        yield kernels_failed(facts, s, *stuck)
 
 
 def _lower_first(text: str) -> str:
@@ -225,7 +231,7 @@ def _signal_finding(s: SmokeFacts, stuck: RecipeResult | None, evidence: dict[st
     title="TensorFlow sees the GPUs",
     area="smoke",
     needs="smoke",
-    emits=("smoke-no-gpu", "smoke-fewer-gpus", "smoke-gpu-kernels-failed"),
+    emits=("smoke-no-gpu", "smoke-fewer-gpus"),
     consequence_of=(
         "driver-not-installed",
         "driver-not-loaded",
@@ -243,11 +249,9 @@ def _signal_finding(s: SmokeFacts, stuck: RecipeResult | None, evidence: dict[st
 def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """A CUDA build of TensorFlow must register the GPUs NVML sees; the log tells why not."""
     s = smoke_facts(facts)
-    stuck = kernels_could_not_run(s)
-    if stuck is not None:
-        yield kernels_failed(facts, s, *stuck)
-        return
-    if not [r for r in recipe_results(s, "devices") if r.status in ("passed", "failed")]:
+    # A devices recipe that listed GPUs it could not run on (smoke-run's finding) has a full list.
+    if kernels_could_not_run(s) is None and \
+            not [r for r in recipe_results(s, "devices") if r.status in ("passed", "failed")]:
         raise NotRun("the devices recipe raised an error, so TensorFlow's device list is unknown")
     seen = [d for d in s.devices if d.device_type == "GPU"]
     present = len(facts.driver.gpus)

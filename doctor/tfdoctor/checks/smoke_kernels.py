@@ -2,7 +2,8 @@
 
 Real TensorFlow 2.21 on the fake driver (tests/oracle/test_full_run.py) lists the stub GPU, then
 fails to create its devices in cudart; the smoke child reports that error on the devices recipe
-and marks every later recipe not-run with it.
+and marks every later recipe not-run with it. smoke-run reports it (smoke-gpus' causes explain a
+GPU TensorFlow does not list, not one it cannot run on).
 """
 
 from __future__ import annotations
