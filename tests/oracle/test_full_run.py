@@ -57,3 +57,17 @@ def test_gpu_visible_kernels_could_not_run(full_report):
         assert "cudaGetDevice() failed" in rows[check]["reason"]
     assert rows["smoke-run"]["status"] == "failed" and rows["smoke-gpus"]["status"] == "passed"
     assert "smoke-exited" not in [f["id"] for f in report["findings"]]
+
+
+def test_older_tensorflow_gives_the_same_finding(tf_cuda_217_python):
+    """TF 2.17 (older Abseil, cuDNN 8) fails device creation the same way on 2 fake A100s: the
+    root cause is the kernels finding, never explained away by its optional-library warnings."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH")}
+    proc = subprocess.run([sys.executable, str(RUN), "--gpus", "2", "--model", "NVIDIA A100-SXM4-80GB", "--",
+                           sys.executable, "-m", "tfdoctor", "--json", "--budget", "60", "--python",
+                           tf_cuda_217_python], capture_output=True, text=True, env=env, timeout=240)
+    report = json.loads(proc.stdout)
+    assert report["facts"]["smoke"]["tf_version"] == "2.17.1"
+    assert report["verdict"]["root_cause"] == "smoke-gpu-kernels-failed"
+    found = next(f for f in report["findings"] if f["id"] == "smoke-gpu-kernels-failed")
+    assert "lists 2 GPU(s)" in found["message"] and found["caused_by"] is None
