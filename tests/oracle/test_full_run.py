@@ -43,7 +43,7 @@ def test_gpu_visible_kernels_could_not_run(full_report):
     with TensorFlow's own error as the evidence; nothing that needed a kernel says "passed"."""
     _, report = full_report
     smoke = report["facts"]["smoke"]
-    assert smoke["outcome"] == "completed"
+    assert smoke["outcome"] == "completed" and smoke["survivors"] == []
     assert [d["model"] for d in smoke["devices"] if d["device_type"] == "GPU"] == ["NVIDIA H100 80GB HBM3"]
     found = next(f for f in report["findings"] if f["id"] == "smoke-gpu-kernels-failed")
     assert "kernels could not run" in found["message"]
