@@ -194,9 +194,9 @@ def check_smoke_run(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         )
     # Here, not in smoke-gpus: that check's causes (a missing library, no driver) explain a GPU
     # TensorFlow does not list, not one it lists and cannot run on.
-    stuck = kernels_could_not_run(s)
-    if stuck is not None:
-        yield kernels_failed(facts, s, *stuck)
+    no_kernels = kernels_could_not_run(s)
+    if no_kernels is not None:
+        yield kernels_failed(facts, s, *no_kernels)
 
 
 def _lower_first(text: str) -> str:
