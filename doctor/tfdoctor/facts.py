@@ -476,11 +476,20 @@ class ToolkitFacts:
 
 @dataclass(frozen=True, slots=True)
 class HostFacts:
-    """Host state outside the driver that breaks GPUs: the kernel log's GPU lines."""
+    """Host state outside the driver that breaks GPUs: the kernel log's GPU lines, the hybrid-graphics
+    profile."""
 
     kernel_log: tuple[str, ...] = ()
     """Kernel log lines about the GPU: NVRM Xid, "fallen off the bus", IOMMU / DMAR faults, a
     refused module (at most 20, stripped)."""
+    kernel_log_read: bool | None = None
+    """Whether the kernel log was read: True when a live run read /dev/kmsg, False when this user
+    may not read it (kernel.dmesg_restrict, a container), None when the document does not say
+    (a ticket, or tfdoctor before this field)."""
+    prime_profile: str | None = None
+    """nvidia-prime's profile of a hybrid-graphics laptop (Ubuntu's prime-select): "nvidia",
+    "intel" (the NVIDIA GPU is off and its modules blacklisted) or "on-demand"; None when
+    nvidia-prime is not in use (no /etc/prime-discrete) or not collected."""
 
 
 @dataclass(frozen=True, slots=True)

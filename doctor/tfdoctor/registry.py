@@ -21,7 +21,12 @@ CheckFunc = Callable[["Facts", "CheckConfig"], Iterable[Finding]]
 
 
 class NotApplicable(Exception):  # noqa: N818  (a signal, not an error)
-    """Raised by a check's guard clause: nothing here to judge (shown as [--], not [ok])."""
+    """Raised by a check's guard clause: nothing here to judge (shown as [--], not [ok]); an
+    optional reason says why (e.g. what this user may not read)."""
+
+    def __init__(self, reason: str | None = None) -> None:
+        super().__init__(reason or "")
+        self.reason = reason
 
 
 class CouldNotCheck(Exception):  # noqa: N818  (a signal, not an error)
@@ -111,8 +116,8 @@ def run_check(spec: CheckSpec, facts: Facts, config: CheckConfig) -> CheckOutcom
         return CheckOutcome(spec.id, spec.area, spec.title, CheckStatus.NOT_APPLICABLE)
     try:
         findings = tuple(f.with_check(spec.id) for f in spec.func(facts, config))
-    except NotApplicable:
-        return CheckOutcome(spec.id, spec.area, spec.title, CheckStatus.NOT_APPLICABLE)
+    except NotApplicable as exc:
+        return CheckOutcome(spec.id, spec.area, spec.title, CheckStatus.NOT_APPLICABLE, reason=exc.reason)
     except CouldNotCheck as exc:
         return _could_not_check(spec, exc)
     except NotRun as exc:

@@ -146,6 +146,8 @@ CASES = {
         "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.",))), "host-gpu-fault"),
     "host-iommu-faults": (replace(H, host=HostFacts(kernel_log=("DMAR: DRHD: handling fault status reg 2",))),
                           "host-iommu-faults"),
+    # the GPU is still on here: a warning, no root cause
+    "hybrid-graphics-gpu-off": (replace(H, host=HostFacts(prime_profile="intel")), None),
     "wsl1-no-gpu": (change(H, platform={"is_wsl": True, "wsl_version": 1}), "wsl1-no-gpu"),
     "cuda-toolkit-wrong-version": (replace(
         H, tensorflow=_tf(version="2.4.0", cuda_version="11.0", requirements={}),

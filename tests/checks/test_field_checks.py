@@ -126,3 +126,28 @@ def test_forward_compat_libcuda_refused() -> None:
     report = judge(change(healthy(), cuda_driver={"init_result": "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
                                                   "library": driver_own}))
     assert "libcuda-init-failed" in ids(report) and "libcuda-compat-unusable" not in ids(report)
+
+
+def test_prime_intel_profile_explains_the_missing_driver() -> None:
+    """nvidia-prime's intel profile blacklists the NVIDIA modules (canonical/nvidia-prime): with the
+    driver not loaded it is the root cause; with a GPU still visible, a warning; other profiles pass."""
+    off = change(healthy(gpus=1), driver={"nvml_error": "NVML_ERROR_DRIVER_NOT_LOADED", "gpus": (),
+                                          "nvidia_module_loaded": False})
+    report = judge(replace(off, host=HostFacts(prime_profile="intel")))
+    assert report.root_cause is not None and report.root_cause.id == "hybrid-graphics-gpu-off"
+    assert {f.caused_by for f in report.findings if f.id != "hybrid-graphics-gpu-off"
+            and f.severity.value == "error"} <= {"hybrid-graphics-gpu-off"}
+    still_on = judge(replace(healthy(gpus=1), host=HostFacts(prime_profile="intel")))
+    assert [f.severity.value for f in still_on.findings if f.id == "hybrid-graphics-gpu-off"] == ["warning"]
+    for profile in ("nvidia", "on-demand"):
+        other = replace(healthy(), host=HostFacts(prime_profile=profile))
+        assert "hybrid-graphics-gpu-off" not in ids(judge(other))
+
+
+def test_kernel_log_not_readable_is_not_a_clean_log() -> None:
+    """A live run that may not read /dev/kmsg does not say 'no faults'."""
+    outcome = {o.check: o for o in judge(replace(healthy(), host=HostFacts(kernel_log_read=False))).outcomes}
+    assert outcome["host-kernel-log"].status.value == "not-applicable"
+    assert "dmesg" in (outcome["host-kernel-log"].reason or "")
+    clean = {o.check: o for o in judge(replace(healthy(), host=HostFacts(kernel_log_read=True))).outcomes}
+    assert clean["host-kernel-log"].status.value == "passed"

@@ -20,6 +20,8 @@ MANUAL_ON_PURPOSE = {
     "put-matching-ptxas-on-path",
     # issue 10: an NCCL workaround for IOMMU faults, and a step that runs in Windows.
     "disable-nccl-p2p", "wsl-set-version-2",
+    # a hybrid-graphics switch that needs a reboot.
+    "prime-select-nvidia",
 }
 # Recipes no check references yet (persistence mode: issue 5, item 3).
 UNREFERENCED_RECIPES = {"enable-persistence-mode"}

@@ -25,7 +25,7 @@ def wants_gpu(facts: Facts) -> bool:
 @check("driver-present", "NVIDIA driver installed and loaded", "driver",
        emits=("driver-not-installed", "driver-libraries-not-found", "driver-not-loaded",
               "driver-version-mismatch", "driver-permission-denied", "nvml-error"),
-       reads=("driver",))
+       consequence_of=("hybrid-graphics-gpu-off",), reads=("driver",))
 def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """NVML initialises: the kernel module is loaded and matches the user-space library."""
     d = facts.driver
@@ -173,7 +173,7 @@ def libraries_not_found(facts: Facts, evidence: dict[str, str]) -> Finding:
                        "driver-version-mismatch", "driver-permission-denied", "nvml-error",
                        "cuda-visible-devices-hides-all",
                        "tf-cpu-only-build", "cuda-library-missing", "libcuda-stub",
-                       "libcuda-missing", "tf-not-installed"),
+                       "libcuda-missing", "tf-not-installed", "hybrid-graphics-gpu-off"),
        reads=("driver", "driver.gpus"))
 def gpus_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """The driver enumerates GPUs, and as many are usable as provisioning expects (--expect-gpus)."""

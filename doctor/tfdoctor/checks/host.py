@@ -1,5 +1,6 @@
-"""Host state outside the driver: GPU faults and IOMMU faults in the kernel log, WSL 1, and
-CUDA toolkits of another version than TensorFlow needs."""
+"""Host state outside the driver: GPU faults and IOMMU faults in the kernel log, a hybrid-graphics
+profile that switched the NVIDIA GPU off, WSL 1, and CUDA toolkits of another version than TensorFlow
+needs."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ XID = "https://docs.nvidia.com/deploy/xid-errors/index.html"
 def host_kernel_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """NVRM Xid errors and "fallen off the bus" are hardware or driver faults; IOMMU / DMAR page
     faults break the peer-to-peer transfers NCCL uses between GPUs (NCCL troubleshooting guide)."""
+    if facts.host.kernel_log_read is False:
+        raise NotApplicable("this user may not read the kernel log (kernel.dmesg_restrict or a "
+                            "container): `sudo dmesg | grep -E 'NVRM|DMAR|AMD-Vi'` shows it")
     lines = facts.host.kernel_log
     if not lines:
         return
@@ -48,6 +52,35 @@ def host_kernel_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                            "switches; as a workaround NCCL_P2P_DISABLE=1 (slower).",
                       remediation=Remediation("disable-nccl-p2p", ("export NCCL_P2P_DISABLE=1",)),
                       links=(NCCL_P2P,))
+
+
+PRIME_DOCS = "https://github.com/canonical/nvidia-prime/blob/master/prime-select"
+
+
+@check("hybrid-graphics", "A hybrid-graphics laptop has its NVIDIA GPU switched on", "host",
+       emits=("hybrid-graphics-gpu-off",), reads=("host",))
+def hybrid_graphics(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """nvidia-prime's "intel" profile powers the NVIDIA GPU off and blacklists its kernel modules
+    (canonical/nvidia-prime's prime-select): no driver, no GPU, for TensorFlow as for nvidia-smi."""
+    profile = facts.host.prime_profile
+    if profile is None:
+        raise NotApplicable
+    if profile != "intel":
+        return
+    d = facts.driver
+    smoke_gpus = facts.smoke and any(dv.device_type == "GPU" for dv in facts.smoke.devices)
+    gpu_seen = bool(d.gpus) or bool(smoke_gpus)
+    yield Finding(
+        "hybrid-graphics-gpu-off", Severity.WARNING if gpu_seen else Severity.ERROR,
+        "This hybrid-graphics machine is on nvidia-prime's \"intel\" profile: the NVIDIA GPU is "
+        "switched off and its kernel modules are blacklisted"
+        + (" (a GPU is visible now, so the switch has not taken effect yet)." if gpu_seen else "."),
+        {"host.prime_profile": profile, "driver.nvml_error": d.nvml_error or "none"},
+        hint="Select the NVIDIA GPU (sudo prime-select nvidia; on-demand where your nvidia-prime has "
+             "it) and reboot.",
+        remediation=Remediation("prime-select-nvidia", ("sudo prime-select nvidia", "sudo reboot"),
+                                needs_root=True),
+        links=(PRIME_DOCS,))
 
 
 @check("wsl-version", "WSL 2, not WSL 1, for a GPU under Windows", "host",

@@ -43,6 +43,7 @@ def collect_facts(host: Host, progress: Progress | None = None, *, tf_loader: bo
     from tfdoctor.facts import (
         CudaDriverFacts,
         DriverFacts,
+        HostFacts,
         LibraryFacts,
         PlatformFacts,
         TensorFlowFacts,
@@ -50,6 +51,7 @@ def collect_facts(host: Host, progress: Progress | None = None, *, tf_loader: bo
     )
     from tfdoctor.probes.cuda_driver import probe_cuda_driver
     from tfdoctor.probes.driver import probe_driver
+    from tfdoctor.probes.hoststate import probe_host
     from tfdoctor.probes.libraries import find_framework, is_cuda_tf, probe_libraries
     from tfdoctor.probes.platform import probe_env, probe_platform
     from tfdoctor.probes.target import probe_target
@@ -71,6 +73,7 @@ def collect_facts(host: Host, progress: Progress | None = None, *, tf_loader: bo
         platform = submit("platform", PlatformFacts(), lambda: probe_platform(host, issues))
         no_kits: tuple[ToolkitFacts, ...] = ()
         toolkits = submit("toolkits", no_kits, lambda: probe_toolkits(host))
+        host_state = submit("host", HostFacts(), lambda: probe_host(host))
         # The defaults carry the probes' full types: `T` is inferred from them.
         no_target: tuple[PythonFacts, TensorFlowFacts | None] = (PythonFacts(executable=host.python), None)
         target = submit("target", no_target, lambda: probe_target(host, issues))
@@ -101,6 +104,7 @@ def collect_facts(host: Host, progress: Progress | None = None, *, tf_loader: bo
             tf_loader=loader.result() if loader else None,
             probe_issues=tuple(issues),
             toolkits=toolkits.result(),
+            host=host_state.result(),
             unknown=probe_unknowns(host, issues, platform_facts.system),
         )
 
@@ -108,7 +112,7 @@ def collect_facts(host: Host, progress: Progress | None = None, *, tf_loader: bo
 # A probe that crashed left its whole area at the default value: that value is unknown, not absent.
 AREAS = {"driver": ("driver",), "cuda-driver": ("cuda_driver",), "libraries": ("libraries",),
          "xla": ("xla",), "env": ("env",), "tf-loader": ("tf_loader",),
-         "target": ("tensorflow", "python.packages"), "toolkits": ("toolkits",)}
+         "target": ("tensorflow", "python.packages"), "toolkits": ("toolkits",), "host": ("host",)}
 
 
 def probe_unknowns(host: Host, issues: Issues, system: str | None) -> tuple[str, ...]:

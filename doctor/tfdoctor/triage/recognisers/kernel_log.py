@@ -25,7 +25,7 @@ _LOADING = re.compile(
 )
 _NOUVEAU = re.compile(r"\bnouveau [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:|Initialized nouveau|nouveaudrmfb")
 # Substrings of kernel lines worth keeping whole: GPU faults, the bus, the IOMMU, refused modules.
-_NOTABLE = (
+NOTABLE = (
     "NVRM: Xid",
     "GPU has fallen off the bus",
     "RmInitAdapter failed",
@@ -84,7 +84,7 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                 if text in low and "mokutil" not in low:
                     yield _obs("driver.secure_boot", value, number)
                     break
-        if any(text in s for text in _NOTABLE):
+        if any(text in s for text in NOTABLE):
             yield _obs("host.kernel_log", _message(s), number)
 
 
