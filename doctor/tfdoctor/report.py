@@ -156,7 +156,8 @@ def rank_findings(raw: list[Finding]) -> tuple[Finding, ...]:
     order = {id(f): i for i, f in enumerate(linked)}
     linked.sort(key=lambda f: (f.caused_by is not None and f.severity is not Severity.INFO,
                                -f.severity.rank, f.id in GENERIC, -explains.get(f.id, 0),
-                               f.check != "smoke-log", order[id(f)]))
+                               # among candidate roots, the failure the log shows first
+                               f.caused_by is None and f.check != "smoke-log", order[id(f)]))
     return tuple(linked)
 
 
