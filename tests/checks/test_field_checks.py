@@ -151,3 +151,13 @@ def test_kernel_log_not_readable_is_not_a_clean_log() -> None:
     assert "dmesg" in (outcome["host-kernel-log"].reason or "")
     clean = {o.check: o for o in judge(replace(healthy(), host=HostFacts(kernel_log_read=True))).outcomes}
     assert clean["host-kernel-log"].status.value == "passed"
+
+
+def test_driver_mismatch_names_both_versions() -> None:
+    """'Driver/library version mismatch' says which two versions differ (NVML's library, the module)."""
+    facts = change(healthy(), driver={"nvml_error": "NVML_ERROR_LIB_RM_VERSION_MISMATCH", "gpus": (),
+                                      "kernel_module_version": "570.86.15",
+                                      "nvml_library_version": "570.124.06"})
+    f = next(f for f in judge(facts).findings if f.id == "driver-version-mismatch")
+    assert "(libraries 570.124.06, kernel module 570.86.15)" in f.message
+    assert f.evidence["driver.nvml_library_version"] == "570.124.06"

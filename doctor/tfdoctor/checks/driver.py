@@ -40,9 +40,15 @@ def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     if error in MISMATCH_ERRORS or (
         d.driver_version and d.kernel_module_version and d.driver_version != d.kernel_module_version
     ):
+        user = d.nvml_library_version or (d.driver_version if d.driver_version != d.kernel_module_version
+                                          else None)
+        if user:
+            evidence["driver.nvml_library_version"] = user
+        both = (f" (libraries {user}, kernel module {d.kernel_module_version})"
+                if user and d.kernel_module_version else "")
         yield Finding(
             "driver-version-mismatch", Severity.ERROR,
-            "The NVIDIA user-space libraries and the loaded kernel module are different versions.",
+            f"The NVIDIA user-space libraries and the loaded kernel module are different versions{both}.",
             evidence,
             hint="This happens after a driver upgrade without a reboot: reboot, or reload the module.",
             remediation=Remediation("reboot-after-driver-upgrade", ("sudo reboot",), needs_root=True),
