@@ -152,6 +152,9 @@ FIELD_LINES = [
     # github.com/tensorflow/tensorflow/issues/65419 (code: a TF Hub layer under Keras 3)
     ("            hub.KerasLayer(CLASSIFIER_URL, input_shape=(IMAGE_RES, IMAGE_RES, 3))",
      ("tf-hub-keras3", None)),
+    # github.com/tensorflow/text/issues/644 (IPython's traceback header)
+    ("NotFoundError                             Traceback (most recent call last)",
+     ("python-exception", "NotFoundError")),
     # github.com/bytedance/monolith/issues/14 and tensorflow/tensorflow#52883 (estimator 2.7 under TF 2.6)
     ("AttributeError: module 'tensorflow.tools.docs.doc_controls' has no attribute 'inheritable_header'",
      ("tf-internal-api-mismatch", "inheritable_header")),

@@ -152,7 +152,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         ("cuda-error", r"(?P<s>CUDA_ERROR_[A-Z_]+)"),
         # A Python exception ending a traceback: says only where to look (info, for the asks).
-        ("python-exception", r"^(?P<s>(?:[\w.]+\.)?(?:ImportError|ModuleNotFoundError|AttributeError|TypeError|OSError|NotImplementedError))(?::|$)"),
+        ("python-exception", r"^(?P<s>(?:[\w.]+\.)?(?:ImportError|ModuleNotFoundError|AttributeError|TypeError|OSError|NotImplementedError))(?::|$)"
+                             # IPython/Jupyter's header: "NotFoundError     Traceback (most recent call last)"
+                             r"|^(?P<t>\w+(?:Error|Exception))\s{2,}Traceback \(most recent call last\)"),
     )
 )
 
