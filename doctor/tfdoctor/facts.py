@@ -437,6 +437,9 @@ class PlatformFacts:
     wsl_version: int | None = None
     """1 or 2 under WSL (WSL 1 kernels say "Microsoft", WSL 2 kernels "microsoft-standard" / "WSL2");
     None off WSL or when unknown."""
+    wsl_driver_libs: tuple[str, ...] | None = None
+    """The file names in /usr/lib/wsl/lib, where WSL 2 (and a container's NVIDIA runtime under it)
+    mounts the Windows driver's libraries; None where that directory does not exist."""
 
 
 @dataclass(frozen=True, slots=True)

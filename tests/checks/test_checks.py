@@ -149,6 +149,11 @@ CASES = {
     # the GPU is still on here: a warning, no root cause
     "hybrid-graphics-gpu-off": (replace(H, host=HostFacts(prime_profile="intel")), None),
     "wsl1-no-gpu": (change(H, platform={"is_wsl": True, "wsl_version": 1}), "wsl1-no-gpu"),
+    "wsl-container-runtime-too-old": (change(
+        change(H, driver={"driver_version": "555.85"}),
+        platform={"is_wsl": True, "wsl_version": 2, "in_container": True,
+                  "wsl_driver_libs": ("libcuda.so.1", "libnvidia-ml.so.1")}),
+        "wsl-container-runtime-too-old"),
     "cuda-toolkit-wrong-version": (replace(
         H, tensorflow=_tf(version="2.4.0", cuda_version="11.0", requirements={}),
         toolkits=(ToolkitFacts("/usr/local/cuda-10.1", "10.1.243"),)), "cuda-toolkit-wrong-version"),

@@ -161,3 +161,24 @@ def test_driver_mismatch_names_both_versions() -> None:
     f = next(f for f in judge(facts).findings if f.id == "driver-version-mismatch")
     assert "(libraries 570.124.06, kernel module 570.86.15)" in f.message
     assert f.evidence["driver.nvml_library_version"] == "570.124.06"
+
+
+def test_wsl_container_without_the_555_library() -> None:
+    """Under WSL 2 a container whose runtime did not map libnvdxgdmal.so.1 cannot cuInit with a
+    555+ Windows driver (NVIDIA/nvidia-container-toolkit#520); cuInit's failure is its consequence."""
+    def judged(driver: str, libs: tuple[str, ...], in_container: bool = True):
+        facts = change(change(healthy(gpus=1), driver={"driver_version": driver},
+                              cuda_driver={"init_result": "CUDA_ERROR_NOT_FOUND"}),
+                       platform={"is_wsl": True, "wsl_version": 2, "in_container": in_container,
+                                 "wsl_driver_libs": libs})
+        return judge(facts)
+
+    old_runtime = judged("555.85", ("libcuda.so.1", "libcuda.so.1.1", "libnvidia-ml.so.1"))
+    assert old_runtime.root_cause is not None
+    assert old_runtime.root_cause.id == "wsl-container-runtime-too-old"
+    assert {f.id: f.caused_by for f in old_runtime.findings}["libcuda-init-failed"] == \
+        "wsl-container-runtime-too-old"
+    mapped = judged("555.85", ("libcuda.so.1", "libnvdxgdmal.so.1", "libnvidia-ml.so.1"))
+    assert "wsl-container-runtime-too-old" not in ids(mapped)
+    assert "wsl-container-runtime-too-old" not in ids(judged("551.86", ("libcuda.so.1",)))
+    assert "wsl-container-runtime-too-old" not in ids(judged("555.85", ("libcuda.so.1",), in_container=False))

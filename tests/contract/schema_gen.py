@@ -131,6 +131,7 @@ def type_schema(tp: Any, found: list[type]) -> dict[str, Any]:
 ADDED_LATER: set[tuple[str, str]] = {
     ("HostFacts", "kernel_log_read"),
     ("HostFacts", "prime_profile"),
+    ("PlatformFacts", "wsl_driver_libs"),
 }
 
 

@@ -54,3 +54,12 @@ def test_the_real_kmsg_never_blocks() -> None:
     assert isinstance(readable, bool) and len(lines) <= 20
     if not readable:
         assert lines == ()
+
+
+def test_wsl_driver_libs_listed(tmp_path: Path) -> None:
+    """The names in /usr/lib/wsl/lib (where WSL 2 mounts the Windows driver), None without it."""
+    from tfdoctor.probes.platform import wsl_driver_libs
+
+    assert wsl_driver_libs(host_with(tmp_path / "none", {})) is None
+    host = host_with(tmp_path / "wsl", {"/usr/lib/wsl/lib/libcuda.so.1": "", "/usr/lib/wsl/lib/libdxcore.so": ""})
+    assert wsl_driver_libs(host) == ("libcuda.so.1", "libdxcore.so")

@@ -31,7 +31,7 @@ OPTIONAL_LIBS = ("nvshmem",)
 @check("libcuda", "CUDA driver library loads and initialises", "cuda",
        emits=("libcuda-missing", "libcuda-stub", "libcuda-crashed", "libcuda-compat-unusable",
               "libcuda-init-failed"),
-       consequence_of=DRIVER_ROOT, reads=("cuda_driver",))
+       consequence_of=(*DRIVER_ROOT, "wsl-container-runtime-too-old"), reads=("cuda_driver",))
 def libcuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """libcuda.so.1 loads from the driver (not a toolkit stub) and cuInit succeeds."""
     c = facts.cuda_driver

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from packaging.version import Version
+
 from tfdoctor import compat
 from tfdoctor.checks.common import TF_SOURCE, version
 from tfdoctor.facts import Facts
@@ -98,6 +100,35 @@ def wsl_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                            "install only the Windows NVIDIA driver.",
                       remediation=Remediation("wsl-set-version-2", ("wsl.exe --set-version <distro> 2",)),
                       links=("https://docs.nvidia.com/cuda/wsl-user-guide/index.html",))
+
+
+WSL_CONTAINER_LIB = "libnvdxgdmal.so.1"
+WSL_CONTAINER_BUG = "https://github.com/NVIDIA/nvidia-container-toolkit/issues/520"
+
+
+@check("wsl-container-runtime", "A container under WSL 2 has every driver library it needs", "host",
+       emits=("wsl-container-runtime-too-old",), reads=("platform.is_wsl", "platform.in_container"))
+def wsl_container_runtime(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """Windows drivers 555 and newer add libnvdxgdmal.so.1, which the container runtime must map
+    into a container under WSL 2; Docker Desktop before 4.31 and the NVIDIA Container Toolkit before
+    1.14.4 do not, and cuInit then fails with CUDA_ERROR_NOT_FOUND (NVIDIA, in
+    nvidia-container-toolkit#520)."""
+    p, d = facts.platform, facts.driver
+    if not (p.is_wsl and p.in_container) or p.wsl_driver_libs is None:
+        raise NotApplicable
+    branch = version((d.driver_version or "").split(".")[0] or None)
+    if branch is None or branch < Version("555") or WSL_CONTAINER_LIB in p.wsl_driver_libs:
+        return
+    yield Finding(
+        "wsl-container-runtime-too-old", Severity.ERROR,
+        f"This container runs under WSL 2 with the Windows driver {d.driver_version}, but its runtime did "
+        f"not map {WSL_CONTAINER_LIB} into /usr/lib/wsl/lib: CUDA cannot initialise "
+        "(cuInit: CUDA_ERROR_NOT_FOUND).",
+        {"driver.driver_version": d.driver_version or "", "platform.wsl_driver_libs": " ".join(
+            p.wsl_driver_libs[:12])},
+        hint="Update Docker Desktop to 4.31 or newer (or nvidia-container-toolkit to 1.14.4 / 1.15 or "
+             "newer) and restart the container; or go back to a Windows driver before 555.",
+        links=(WSL_CONTAINER_BUG,))
 
 
 @check("cuda-toolkit", "Installed CUDA toolkit fits TensorFlow", "cuda",

@@ -294,7 +294,8 @@ def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     # The static finding for the same cause is richer (evidence, fix): it is the root.
     consequence_of=("tf-cpu-only-build", "tf-windows-native-gpu", "cuda-visible-devices-hides-all",
                     "driver-not-installed", "driver-not-loaded", "driver-libraries-not-found",
-                    "libcuda-missing", "cuda-library-missing", "cuda-toolkit-wrong-version"),
+                    "libcuda-missing", "cuda-library-missing", "cuda-toolkit-wrong-version",
+                    "wsl-container-runtime-too-old"),
 )
 def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Every recognised failure line becomes a finding, even when the child later crashed or

@@ -112,7 +112,17 @@ def probe_platform(host: Host, issues: list[ProbeIssue]) -> PlatformFacts:
         in_container=in_container(host) if uname.system == "Linux" else False,
         is_wsl=is_wsl(host) if uname.system == "Linux" else False,
         wsl_version=wsl_version(host) if uname.system == "Linux" else None,
+        wsl_driver_libs=wsl_driver_libs(host) if uname.system == "Linux" else None,
     )
+
+
+def wsl_driver_libs(host: Host) -> tuple[str, ...] | None:
+    """The names in /usr/lib/wsl/lib (sorted, at most 200); None without the directory."""
+    try:
+        names = os.listdir(host.path("/usr/lib/wsl/lib"))
+    except OSError:
+        return None
+    return tuple(sorted(names)[:200])
 
 
 def parse_os_release(text: str) -> str | None:
