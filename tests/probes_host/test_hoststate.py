@@ -61,5 +61,6 @@ def test_wsl_driver_libs_listed(tmp_path: Path) -> None:
     from tfdoctor.probes.platform import wsl_driver_libs
 
     assert wsl_driver_libs(host_with(tmp_path / "none", {})) is None
-    host = host_with(tmp_path / "wsl", {"/usr/lib/wsl/lib/libcuda.so.1": "", "/usr/lib/wsl/lib/libdxcore.so": ""})
+    lib = "/usr/lib/wsl/lib"
+    host = host_with(tmp_path / "wsl", {f"{lib}/libcuda.so.1": "", f"{lib}/libdxcore.so": ""})
     assert wsl_driver_libs(host) == ("libcuda.so.1", "libdxcore.so")
