@@ -65,6 +65,9 @@ EVIDENCE: dict[str, tuple[str, ...]] = {
     "tf-log-illegal-instruction": ("platform.cpu_flags",), "cpu-missing-instructions": ("platform.cpu_flags",),
     "tf-log-gpu-out-of-memory": ("driver",), "tf-log-cudnn-handle-failed": ("driver", "libraries"),
     "tf-log-cc-not-in-build": ("tensorflow.build", "driver"), "tf-log-ptx-invalid": ("tensorflow.build", "driver"),
+    "tf-log-ptxas-missing": ("toolkits", "python.packages", "xla"),
+    "tf-log-ptxas-too-old": ("toolkits", "python.packages", "xla"),
+    "tf-log-libdevice-missing": ("toolkits", "python.packages", "xla"),
 }
 """Finding -> the facts that would confirm or refute its cause: asked first, when unknown."""
 

@@ -155,6 +155,9 @@ FIELD_LINES = [
     # github.com/tensorflow/text/issues/644 (IPython's traceback header)
     ("NotFoundError                             Traceback (most recent call last)",
      ("python-exception", "NotFoundError")),
+    # github.com/wutzebaer/tensorflow-5090/issues/3 (XLA in TF 2.20 without ptxas or nvJitLink)
+    ("No PTX compilation provider is available. Neither ptxas/nvlink nor nvjtlink is available.",
+     ("ptxas-missing", None)),
     # github.com/bytedance/monolith/issues/14 and tensorflow/tensorflow#52883 (estimator 2.7 under TF 2.6)
     ("AttributeError: module 'tensorflow.tools.docs.doc_controls' has no attribute 'inheritable_header'",
      ("tf-internal-api-mismatch", "inheritable_header")),

@@ -60,7 +60,7 @@ PRIME_DOCS = "https://github.com/canonical/nvidia-prime/blob/master/prime-select
 
 
 @check("hybrid-graphics", "A hybrid-graphics laptop has its NVIDIA GPU switched on", "host",
-       emits=("hybrid-graphics-gpu-off",), reads=("host",))
+       emits=("hybrid-graphics-gpu-off",))  # read live; a ticket that does not show it: not judged
 def hybrid_graphics(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """nvidia-prime's "intel" profile powers the NVIDIA GPU off and blacklists its kernel modules
     (canonical/nvidia-prime's prime-select): no driver, no GPU, for TensorFlow as for nvidia-smi."""
@@ -107,7 +107,7 @@ WSL_CONTAINER_BUG = "https://github.com/NVIDIA/nvidia-container-toolkit/issues/5
 
 
 @check("wsl-container-runtime", "A container under WSL 2 has every driver library it needs", "host",
-       emits=("wsl-container-runtime-too-old",), reads=("platform.is_wsl", "platform.in_container"))
+       emits=("wsl-container-runtime-too-old",))  # wsl-version already asks for platform.is_wsl
 def wsl_container_runtime(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Windows drivers 555 and newer add libnvdxgdmal.so.1, which the container runtime must map
     into a container under WSL 2; Docker Desktop before 4.31 and the NVIDIA Container Toolkit before

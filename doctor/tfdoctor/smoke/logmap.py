@@ -114,7 +114,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"libdevice not found|Can't find libdevice directory|"
             r"libdevice is required by this HLO module but was not found",
         ),
-        ("ptxas-missing", r"Can't find ptxas binary|Couldn't get ptxas version|Failed to launch ptxas"),
+        ("ptxas-missing", r"Can't find ptxas binary|Couldn't get ptxas version|Failed to launch ptxas"
+                          # newer XLA (github.com/wutzebaer/tensorflow-5090/issues/3, TF 2.20)
+                          r"|No PTX compilation provider is available"),
         ("ptxas-too-old", r"You are using ptxas (?P<s>\S+), which is older than"),
         (
             "ptxas-failed",
