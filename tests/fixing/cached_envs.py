@@ -79,6 +79,27 @@ def cached_env(name: str) -> Path:
     return src
 
 
+WHEELS = Path(os.environ.get("TFDOCTOR_TEST_WHEELS",
+                             Path.home() / ".cache" / "tfdoctor" / "test-wheels"))
+
+
+def cached_wheels(python: str, *requirements: str) -> Path:
+    """A directory holding a wheel for each exact `name==version` (no dependencies; for the
+    interpreter `python`), downloaded the first time only: the big ones (a cuDNN wheel is 600+ MB)
+    would otherwise be fetched by every run wherever pip's own cache is cold, off or not kept
+    between CI runs."""
+    WHEELS.mkdir(parents=True, exist_ok=True)
+    for req in requirements:
+        name, version = req.split("==")
+        stem = f"{name.replace('-', '_')}-{version}-"
+        if not any(p.name.startswith(stem) for p in WHEELS.glob("*.whl")):
+            done = subprocess.run([python, "-m", "pip", "download", "--quiet", "--no-deps",
+                                   "--only-binary", ":all:", "--disable-pip-version-check",
+                                   "-d", str(WHEELS), req], capture_output=True, text=True)
+            need(done.returncode == 0, f"cannot download {req}: {done.stderr.strip()[-300:]}")
+    return WHEELS
+
+
 def copy_env(src: Path, dest: Path) -> Path:
     """A private, breakable copy of venv `src` at `dest`; returns dest."""
     dest.mkdir(parents=True)

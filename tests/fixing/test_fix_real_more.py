@@ -3,8 +3,9 @@
 a cuDNN wheel older than TF's [and-cuda] pin (cuDNN checks major.minor at load time).
 
 The venv is a copy of the cached tests/envs tf-cuda venv (cached_envs.py: hard links, about a
-second, no TensorFlow download); only the old cuDNN wheel comes through pip (its cache on a
-warm run). Everything runs the real CLI in child processes.
+second, no TensorFlow download). The old cuDNN wheel and the one the fix re-pins to come from
+the test wheel cache (cached_envs.cached_wheels: downloaded on the first run only, 1.3 GB),
+and the fix's pip sees only that directory. Everything runs the real CLI in child processes.
 
 Legacy Keras (TF_USE_LEGACY_KERAS=1 without tf-keras) in a tensorflow-cpu venv is in
 test_fix_legacy_keras.py.
@@ -19,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cached_envs import cached_env, copy_env
+from cached_envs import cached_env, cached_wheels, copy_env
 from fixing_venvs import diagnosis, files_hash, freeze, pip, tfdoctor
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
@@ -33,11 +34,23 @@ CUDNN_FILES = "lib/python*/site-packages/nvidia/cudnn/**/*"
 
 
 @pytest.fixture(scope="module")
-def old_cudnn_tf(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def cudnn_wheels() -> Path:
+    """The old cuDNN wheel and the one the cached venv has (what the fix re-pins to), both
+    downloaded once into the test wheel cache: 1.3 GB a run otherwise."""
+    src = cached_env("tf-cuda")
+    have = next(src.glob("lib/python*/site-packages/nvidia_cudnn_cu12-*.dist-info"))
+    pinned = have.name.removesuffix(".dist-info").split("-", 1)[1]
+    return cached_wheels(str(src / "bin" / "python"), f"nvidia-cudnn-cu12=={OLD_CUDNN}",
+                         f"nvidia-cudnn-cu12=={pinned}")
+
+
+@pytest.fixture(scope="module")
+def old_cudnn_tf(tmp_path_factory: pytest.TempPathFactory, cudnn_wheels: Path) -> Iterator[Path]:
     """A real tensorflow[and-cuda]==2.21.0 venv, then cuDNN 9.1 forced in with --no-deps."""
     root = copy_env(cached_env("tf-cuda"), tmp_path_factory.mktemp("old-cudnn") / "venv")
     try:
-        pip(str(root / "bin" / "python"), "--no-deps", f"nvidia-cudnn-cu12=={OLD_CUDNN}")
+        pip(str(root / "bin" / "python"), "--no-deps", "--no-index", "--find-links",
+            str(cudnn_wheels), f"nvidia-cudnn-cu12=={OLD_CUDNN}")
         yield root
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -73,7 +86,8 @@ def undo(python: str) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
 
 
-def test_cudnn_wheel_older_than_pin_fixed_and_undone(old_cudnn_tf: Path, drop_backups: None):
+def test_cudnn_wheel_older_than_pin_fixed_and_undone(old_cudnn_tf: Path, cudnn_wheels: Path,
+                                                     drop_backups: None):
     """tensorflow[and-cuda] with nvidia-cudnn-cu12 9.1 (TF pins >=9.3.0.75): both the pin check
     and the loaded-library check see it; the fix re-pins, TF runs, undo puts 9.1 back byte for byte."""
     python = str(old_cudnn_tf / "bin" / "python")
@@ -92,7 +106,8 @@ def test_cudnn_wheel_older_than_pin_fixed_and_undone(old_cudnn_tf: Path, drop_ba
     too_old = found["cuda-library-too-old"]["message"]
     assert too_old.startswith("libcudnn.so.9 is version 9.1") and "9.3" in too_old, too_old
 
-    doc = apply_fix(python)
+    # pip of the fix sees only the cached wheels: the cached venv's own cuDNN satisfies the pin.
+    doc = apply_fix(python, env={"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(cudnn_wheels)})
     assert {"nvidia-wheel-off-pin", "cuda-library-too-old"} <= set(doc["before"]), doc["before"]
     assert not {"nvidia-wheel-off-pin", "cuda-library-too-old"} & set(doc["after"]), doc["after"]
     assert set(doc["after"]) <= set(doc["before"]), "the fix left a new finding"

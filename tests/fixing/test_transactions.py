@@ -246,14 +246,26 @@ def test_full_or_read_only_state_dir(env: Path, tmp_path: Path, mount_opts: str)
         subprocess.run(["umount", str(state)], check=True)
 
 
-def test_a_plan_that_would_add_a_second_tensorflow_is_refused(tmp_path: Path):
+def test_a_plan_that_would_add_a_second_tensorflow_is_refused(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch):
     """A pip step that would pull the full `tensorflow` in beside `tensorflow-cpu` (tf-keras
     installed with its dependencies, as the planner did before it learnt --no-deps): pip's dry
-    run says so, the step is refused with that reason and nothing changes."""
+    run says so, the step is refused with that reason and nothing changes.
+
+    pip sees only tiny local wheels with the real Requires-Dist (tf-keras 2.21.0 requires
+    tensorflow<2.22,>=2.21): resolving the real index would download the 570 MB TensorFlow
+    wheel just to read its metadata."""
+    from fixing_wheels import TF_221_REQUIRES, build_wheel, fake_tf
     from tfdoctor.fixing.apply import apply_plan
     from tfdoctor.fixing.model import FixPlan, FixStep
     from tfdoctor.fixing.planner import pip_commands
 
+    wheels = tmp_path / "wheels"
+    fake_tf(wheels, "tensorflow", "2.21.0", TF_221_REQUIRES)
+    build_wheel(wheels, "tf-keras", "2.21.0", {"tf_keras/__init__.py": ""},
+                ("tensorflow<2.22,>=2.21",))
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
     env = copy_env(cached_env("tf-cpu"), tmp_path / "venv")
     before = tree(env)
     python = str(env / "bin" / "python")
@@ -264,7 +276,8 @@ def test_a_plan_that_would_add_a_second_tensorflow_is_refused(tmp_path: Path):
     result = apply_plan(plan, lambda _s: True, lambda _s: False, judge=lambda _r: ())
     assert [(r.fix_id, r.status) for r in result.steps] == [("pin-python-packages", "refused")]
     detail = result.steps[0].detail
-    assert "tensorflow" in detail and "second TensorFlow distribution" in detail, detail
+    assert detail.startswith("pip would install tensorflow 2.21.0 beside tensorflow-cpu: a "
+                             "second TensorFlow distribution"), detail
     assert differences(env, before) == []
 
 
