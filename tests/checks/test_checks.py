@@ -132,6 +132,11 @@ CASES = {
     "keras-2-with-tf216": (change(H, python={"packages": {**H.python.packages, "keras": "2.15.0"}}),
                            "keras-2-with-tf216"),
     "tf-keras-missing": (change(H, env={"TF_USE_LEGACY_KERAS": "1"}), "tf-keras-missing"),
+    # a ticket: libraries not probed, TF 2.16.1 with the pip CUDA wheels (tensorflow/tensorflow#63362)
+    "tf-release-misses-pip-cuda-libs": (replace(
+        H, tensorflow=_tf(version="2.16.1"), libraries=(), unknown=("libraries",),
+        python=replace(H.python, packages={**H.python.packages, "nvidia-cudnn-cu12": "8.9.7.29"})),
+        "tf-release-misses-pip-cuda-libs"),
     "tf-keras-mismatch": (change(H, python={"packages": {**H.python.packages, "tf-keras": "2.15.1"}}), None),
     "cuda-visible-devices-hides-all": (change(H, env={"CUDA_VISIBLE_DEVICES": "-1"}),
                                        "cuda-visible-devices-hides-all"),

@@ -182,3 +182,32 @@ def test_wsl_container_without_the_555_library() -> None:
     assert "wsl-container-runtime-too-old" not in ids(mapped)
     assert "wsl-container-runtime-too-old" not in ids(judged("551.86", ("libcuda.so.1",)))
     assert "wsl-container-runtime-too-old" not in ids(judged("555.85", ("libcuda.so.1",), in_container=False))
+
+
+def test_keras2_packages_need_tf_keras_from_216() -> None:
+    """deepface, tensorflow-hub and gpflow run Keras 2 code: under TF >= 2.16 without tf-keras that is
+    tf-keras-missing naming the package; with tf-keras, or under TF 2.15, nothing."""
+    def found(tf: str, extra: dict[str, str]) -> list[str]:
+        facts = replace(healthy(), tensorflow=old_tf(tf, "12.3"))
+        facts = change(facts, python={"packages": {**facts.python.packages, **extra}})
+        return [f.evidence.get("package", "") for f in judge(facts).findings if f.id == "tf-keras-missing"]
+
+    assert found("2.16.2", {"deepface": "0.0.92"}) == ["deepface"]
+    assert found("2.17.0", {"tensorflow-hub": "0.16.1"}) == ["tensorflow-hub"]
+    assert found("2.16.2", {"deepface": "0.0.92", "tf-keras": "2.16.0"}) == []
+    assert found("2.15.0", {"deepface": "0.0.92"}) == []
+
+
+def test_release_that_misses_its_pip_libraries_only_where_libraries_were_not_probed() -> None:
+    """TF 2.16.1 [and-cuda] (tensorflow/tensorflow#63362): a ticket gets the finding; a live run, which
+    resolves every library itself, does not."""
+    tf = old_tf("2.16.1", "12.3")
+    wheels = {"nvidia-cublas-cu12": "12.3.4.1"}
+    ticket = replace(healthy(), tensorflow=tf, libraries=(), unknown=("libraries",))
+    ticket = change(ticket, python={"packages": {**ticket.python.packages, **wheels}})
+    assert "tf-release-misses-pip-cuda-libs" in ids(judge(ticket))
+    live = replace(healthy(), tensorflow=tf)
+    live = change(live, python={"packages": {**live.python.packages, **wheels}})
+    assert "tf-release-misses-pip-cuda-libs" not in ids(judge(live))
+    other = replace(ticket, tensorflow=old_tf("2.17.0", "12.3"))
+    assert "tf-release-misses-pip-cuda-libs" not in ids(judge(other))

@@ -158,6 +158,8 @@ FIELD_LINES = [
     # github.com/wutzebaer/tensorflow-5090/issues/3 (XLA in TF 2.20 without ptxas or nvJitLink)
     ("No PTX compilation provider is available. Neither ptxas/nvlink nor nvjtlink is available.",
      ("ptxas-missing", None)),
+    # github.com/david8862/tf-keras-stacked-hourglass-keypoint-detection/issues/13 (a user's words)
+    ("Tensorflow GPU libarary Libcudart.so.11.0 not found", ("library-not-loaded", "Libcudart.so.11.0")),
     # github.com/bytedance/monolith/issues/14 and tensorflow/tensorflow#52883 (estimator 2.7 under TF 2.6)
     ("AttributeError: module 'tensorflow.tools.docs.doc_controls' has no attribute 'inheritable_header'",
      ("tf-internal-api-mismatch", "inheritable_header")),

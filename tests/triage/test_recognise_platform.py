@@ -87,3 +87,35 @@ def test_prose_reads_the_users_words_not_program_output():
         (3, "tensorflow.version", "2.6.0"),
         (3, "python.package", ("keras", "2.11.0")),
     ]
+
+
+def test_prose_package_versions_and_the_and_cuda_install():
+    """Each named package once (github.com/tensorflow/tensorflow/issues/47878: numpy 1.20.1 under
+    TF 2.4.1), and `pip install tensorflow[and-cuda]` as the install the ticket used."""
+    from tfdoctor.triage.recognisers import prose
+    from triage_fixtures import observe_all
+
+    lines = [
+        "pip install reports that tensorflow 2.4.1 is incompatible with numpy 1.20.1 as it requires 1.19.x",
+        "Later numpy 1.19.5 worked, with protobuf 3.20.3.",
+        "Installed with: pip install tensorflow[and-cuda] (in a venv, in a container)",
+    ]
+    got = [(o.line, o.path, o.value) for o in observe_all(prose, lines)]
+    assert (1, "python.package", ("numpy", "1.20.1")) in got
+    assert (2, "python.package", ("protobuf", "3.20.3")) in got
+    assert (3, "intent.and_cuda", True) in got
+    assert not [g for g in got if g[1] == "python.package" and g[2] == ("numpy", "1.19.5")]
+
+
+def test_traceback_frames_name_keras2_packages():
+    """A frame inside site-packages/deepface (github.com/serengil/deepface/issues/1272) says deepface
+    is installed; other packages' frames say nothing."""
+    from tfdoctor.triage.recognisers import tf_log
+    from triage_fixtures import observe_all
+
+    lines = [
+        r"File d:\conda\envs\comp3420\Lib\site-packages\deepface\DeepFace.py:247, in analyze(img_path)",
+        '  File "/usr/lib/python3/site-packages/requests/api.py", line 59, in request',
+    ]
+    got = [(o.path, o.value) for o in observe_all(tf_log, lines) if o.path == "python.package"]
+    assert got == [("python.package", ("deepface", "unknown"))]

@@ -216,6 +216,36 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                     f"{shlex.quote(os.path.dirname(lib.path))} | paste -sd:)",)))
 
 
+RELEASES_MISSING_PIP_LIBS = {
+    "2.16.1": "https://github.com/tensorflow/tensorflow/issues/63362",
+}
+"""TensorFlow releases whose [and-cuda] install does not find its own pip CUDA libraries (a clean
+`pip install tensorflow[and-cuda]` in python:3.11 lists no GPU: #63362, checked 2026-11-23)."""
+
+
+@check("tf-release-pip-libs", "This TensorFlow release finds its [and-cuda] libraries", "cuda",
+       emits=("tf-release-misses-pip-cuda-libs",), needs="tensorflow")
+def tf_release_pip_libs(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """Where the libraries were not probed (a ticket): a release known to miss its pip CUDA wheels.
+    A live run resolves every library and says so in cuda-libraries instead."""
+    tf = facts.tensorflow
+    link = RELEASES_MISSING_PIP_LIBS.get(tf.version or "") if tf else None
+    if tf is None or link is None or facts.known("libraries") or facts.platform.system == "Windows":
+        raise NotApplicable
+    pip_cuda = any(name.startswith("nvidia-") and name.endswith("-cu12") for name in facts.python.packages)
+    if not (pip_cuda or facts.provenance.get("intent.and_cuda")):
+        raise NotApplicable
+    yield Finding(
+        "tf-release-misses-pip-cuda-libs", Severity.ERROR,
+        f"TensorFlow {tf.version} installed with [and-cuda] does not find the CUDA libraries of its own "
+        "pip wheels (site-packages/nvidia/*/lib): it lists no GPU unless they are on LD_LIBRARY_PATH.",
+        {"tensorflow.version": tf.version or "", "and_cuda": facts.provenance.get("intent.and_cuda")
+         or "nvidia-*-cu12 wheels installed"},
+        hint="Upgrade TensorFlow, or put every site-packages/nvidia/*/lib directory on LD_LIBRARY_PATH "
+             "(tfdoctor fix does it for the environment when it can probe it).",
+        links=(link,))
+
+
 @check("tf-loader", "TensorFlow's own loader agrees with tfdoctor's model", "cuda",
        emits=("tf-loader-disagrees", "tf-loader-unavailable"), reads=("libraries",))
 def tf_loader(facts: Facts, config: CheckConfig) -> Iterator[Finding]:

@@ -105,6 +105,18 @@ def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                       "otherwise upgrade Keras.",
                       remediation=Remediation("pin-python-packages", (
                           pip_install(facts, "keras>=3"),)), links=(KERAS3,))
+    needs_keras2 = [name for name in KERAS2_PACKAGES if name in pk]
+    if needs_keras2 and tf_keras is None and not (legacy and "tf-keras" not in pk):
+        name = needs_keras2[0]
+        listed = facts.known("python.packages.tf-keras")
+        yield Finding("tf-keras-missing", Severity.ERROR,
+                      f"{name} needs Keras 2 (the tf-keras package) under TensorFlow {tf.version}, whose "
+                      f"tf.keras is Keras 3; tf-keras is {'not installed' if listed else 'not shown'}.",
+                      {"package": name, "tensorflow.version": tf.version or "",
+                       "tf-keras": "not installed" if listed else "unknown"},
+                      hint=f"Install tf-keras of TensorFlow's series ({KERAS2_PACKAGES[name]}).",
+                      remediation=Remediation("pin-python-packages", (
+                          _install_tf_keras(facts, series),)), links=(KERAS3,))
     if tf_keras is not None and (tf_keras.major, tf_keras.minor) != (tfv.major, tfv.minor):
         yield Finding("tf-keras-mismatch", Severity.WARNING,
                       f"tf-keras {pk['tf-keras']} does not match TensorFlow {tf.version}.",
@@ -112,6 +124,19 @@ def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                       hint="tf-keras releases track TensorFlow's minor version.",
                       remediation=Remediation("pin-python-packages", (
                           _install_tf_keras(facts, series),)))
+
+
+KERAS2_PACKAGES = {
+    # deepface imports tf_keras itself from TF 2.16 and raises "You have tensorflow X and this
+    # requires tf-keras package" without it (its maintainer in serengil/deepface#1272)
+    "deepface": "deepface then uses it by itself",
+    # hub.KerasLayer is a Keras 2 layer (tensorflow/hub#903)
+    "tensorflow-hub": "and export TF_USE_LEGACY_KERAS=1 before Python starts, for hub.KerasLayer",
+    # GPflow's maintainer in GPflow/GPflow#2106
+    "gpflow": "and export TF_USE_LEGACY_KERAS=1 before Python starts",
+}
+"""Packages whose Keras code is Keras 2 only, with what else they need beside tf-keras (checked
+2026-11-23)."""
 
 
 def _install_tf_keras(facts: Facts, series: str) -> str:

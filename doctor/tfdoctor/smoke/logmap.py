@@ -81,6 +81,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("library-not-loaded", r"Could not load dynamic library '(?P<s>[^']+)'"
                                r"|(?P<t>lib(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|nvrtc|nvinfer_never|nccl)"
                                r"[\w]*\.so[.\d]*): cannot open shared object file"),
+        # a user's words for the same thing: "libcudart.so.11.0 not found" (any case)
+        ("library-not-loaded", r"(?i)\b(?P<s>lib(?:cudart|cublas|cublaslt|cufft|curand|cusolver|cusparse|cudnn|nccl)"
+                               r"\w*\.so[.\d]*)\s+(?:is\s+)?(?:not found|missing)"),
         ("gpu-libraries-missing", r"Cannot dlopen some GPU libraries"),
         (
             "cudnn-version-mismatch",

@@ -87,6 +87,8 @@ def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
         unknown.append("host")
     if seen.get("intent.gpu"):
         provenance["intent.gpu"] = f"{seen.get('intent.gpu')} ({seen.where('intent.gpu')})"
+    if seen.get("intent.and_cuda"):
+        provenance["intent.and_cuda"] = f"tensorflow[and-cuda] ({seen.where('intent.and_cuda')})"
     unknown += ["cuda_driver", "libraries", "xla", "driver.device_nodes"]
     smoke = _smoke(seen, tensorflow)
     return Facts(

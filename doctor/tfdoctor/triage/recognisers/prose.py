@@ -1,4 +1,4 @@
-"""What the user says in words: "TensorFlow 2.11", "keras 2.11.0", "Windows 11", "Python 3.9", "WSL2".
+"""What the user says in words: "TensorFlow 2.11", "numpy 1.20.1", "Windows 11", "Python 3.9", "WSL2".
 
 Claims, not measurements: the assembler takes a fact from here only when no tool output in the
 ticket gives it. Each pattern needs a version-shaped token, so prose without one says nothing.
@@ -19,9 +19,10 @@ _TF = re.compile(
     r"(?:rc\d)?)\b",
     re.IGNORECASE,
 )
-# "keras 2.11.0", "Keras==3.1.1": a full version, so "Keras 3" in passing says nothing.
-_KERAS = re.compile(r"(?<![\w-])keras(?:\s*(?:version)?\s*(?:==|=|:|v)?\s*)(?P<v>[23]\.\d{1,2}\.\d{1,2})\b",
-                    re.IGNORECASE)
+# "keras 2.11.0", "numpy==1.20.1": a full version, so "Keras 3" or "NumPy 2" in passing says nothing.
+# The packages that break TensorFlow most (checks/packages.py judges them against TF's ranges).
+_PACKAGE = re.compile(r"(?<![\w-])(?P<n>keras|numpy|protobuf)(?:\s*(?:version)?\s*(?:==|=|:|v)?\s*)"
+                      r"(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})\b", re.IGNORECASE)
 _PY = re.compile(r"\bPython\s*(?:version)?\s*:?\s*(?P<v>3\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE)
 _WIN = re.compile(
     r"\b(?:Windows|Win)\s*(?:10|11|Server)\b|\bnative Windows\b|\bwin(?:10|11)\b", re.IGNORECASE
@@ -41,18 +42,20 @@ _GPU_WORDS = re.compile(r"\b(?:GPUs?|CUDA|cuDNN|NVIDIA)\b")
 # A program's own output, not the user's words: TensorFlow/XLA log lines ("gpu_device.cc:2251]"),
 # traceback frames. TensorFlow's log says "GPU" on machines that have none.
 _PROGRAM_LINE = re.compile(r"\.(?:cc|cpp|h|py):\d+\]|^\s*File \"")
+_AND_CUDA = re.compile(r"\btensorflow\[and-cuda\]", re.IGNORECASE)
 _CONDA = re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE)
 
 
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
-    """The first claim of each kind."""
+    """The first claim of each kind (of each package, for package versions)."""
     done: set[str] = set()
     for number, line in numbered(lines):
         if not line or len(line) > 2000 or _PROGRAM_LINE.search(line):
             continue
         for path, value in _claims(line):
-            if path not in done:
-                done.add(path)
+            kind = f"{path}:{value[0]}" if isinstance(value, tuple) else path  # a package: per name
+            if kind not in done:
+                done.add(kind)
                 yield Observation(path, value, number, NAME)
 
 
@@ -60,9 +63,8 @@ def _claims(line: str) -> Iterator[tuple[str, object]]:
     tf = _TF.search(line)
     if tf:
         yield "tensorflow.version", tf.group("v")
-    keras = _KERAS.search(line)
-    if keras:
-        yield "python.package", ("keras", keras.group("v"))
+    for package in _PACKAGE.finditer(line):
+        yield "python.package", (package.group("n").lower(), package.group("v"))
     py = _PY.search(line)
     if py:
         yield "python.version", py.group("v")
@@ -85,5 +87,7 @@ def _claims(line: str) -> Iterator[tuple[str, object]]:
         yield "intent.gpu", gpu.group("g")
     elif _GPU_WORDS.search(line):
         yield "intent.gpu", "GPU"
+    if _AND_CUDA.search(line):
+        yield "intent.and_cuda", True
     if _CONDA.search(line):
         yield "python.conda", True

@@ -37,8 +37,12 @@ _EMPTY_LIST = re.compile(
     r"^(?:\[\]|Num GPUs Available:?\s*0|GPUs?:?\s*\[\]|.*list_physical_devices\(.*\).*\[\]\s*$)"
 )
 _SITE = re.compile(r"[/\\](?:lib[/\\])?python(?P<v>3\.\d{1,2})[/\\](?:site|dist)-packages[/\\]")
-_WIN_SITE = re.compile(r"[A-Za-z]:\\.*\\(?:Lib\\)?site-packages\\", re.IGNORECASE)
+# a traceback frame (...\site-packages\pkg) or pip's "Requirement already satisfied: ... in c:\...\site-packages"
+_WIN_SITE = re.compile(r"\b[A-Za-z]:\\\S*\\(?:Lib\\)?site-packages(?:\\|\b)", re.IGNORECASE)
 _WIN_PY = re.compile(r"\\Python(?P<v>3)(?P<m>\d{1,2})\\", re.IGNORECASE)
+# A traceback frame inside a package that needs Keras 2 under TF >= 2.16 (checks/packages.py
+# KERAS2_PACKAGES): installed, version not shown.
+_SITE_PACKAGE = re.compile(r"site-packages[/\\](?P<p>deepface|tensorflow_hub|gpflow)[/\\]", re.IGNORECASE)
 _OPENED = re.compile(r"Successfully opened (?:dynamic|CUDA) library (?P<lib>lib\S+?\.so[.\d]*)")
 _LD_PATH = re.compile(r"dlerror: .*?; LD_LIBRARY_PATH: (?P<v>\S*)")
 
@@ -47,6 +51,7 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """Log causes, registered GPUs, an empty GPU list, the Python version and OS from paths."""
     seen_causes: set[tuple[str, str | None]] = set()
     python_seen = windows_seen = ld_seen = False
+    packages_seen: set[str] = set()
     pending_found: str | None = None
     for number, line in numbered(lines):
         if not line:
@@ -88,6 +93,13 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
             if py and not python_seen:
                 python_seen = True
                 yield Observation("python.version", f"{py.group('v')}.{py.group('m')}", number, NAME)
+        if "site-packages" in line:
+            frame = _SITE_PACKAGE.search(line)
+            if frame:
+                name = frame.group("p").lower().replace("_", "-")
+                if name not in packages_seen:
+                    packages_seen.add(name)
+                    yield Observation("python.package", (name, "unknown"), number, NAME)
         if "Successfully opened" in line:
             opened = _OPENED.search(line)
             if opened and opened.group("lib").startswith("libcuda.so"):
