@@ -440,6 +440,10 @@ class PlatformFacts:
     wsl_driver_libs: tuple[str, ...] | None = None
     """The file names in /usr/lib/wsl/lib, where WSL 2 (and a container's NVIDIA runtime under it)
     mounts the Windows driver's libraries; None where that directory does not exist."""
+    container_toolkit: str | None = None
+    """The NVIDIA Container Toolkit's version on this machine (`nvidia-ctk --version`: "NVIDIA
+    Container Toolkit CLI version 1.17.8" -> "1.17.8"); None where nvidia-ctk is not on PATH (inside
+    a container it normally is not: the toolkit runs on the host)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -211,3 +211,16 @@ def test_release_that_misses_its_pip_libraries_only_where_libraries_were_not_pro
     assert "tf-release-misses-pip-cuda-libs" not in ids(judge(live))
     other = replace(ticket, tensorflow=old_tf("2.17.0", "12.3"))
     assert "tf-release-misses-pip-cuda-libs" not in ids(judge(other))
+
+
+def test_wsl_side_container_toolkit_version() -> None:
+    """On WSL 2 itself, nvidia-ctk older than 1.14.4 with a 555+ Windows driver is the same failure
+    waiting for every GPU container (NVIDIA/nvidia-container-toolkit#520)."""
+    def judged(toolkit: str, driver: str = "555.85"):
+        return ids(judge(change(change(healthy(gpus=1), driver={"driver_version": driver}),
+                                platform={"is_wsl": True, "wsl_version": 2, "in_container": False,
+                                          "container_toolkit": toolkit})))
+
+    assert "wsl-container-runtime-too-old" in judged("1.14.3")
+    assert "wsl-container-runtime-too-old" not in judged("1.14.4")
+    assert "wsl-container-runtime-too-old" not in judged("1.13.5", driver="551.86")

@@ -132,6 +132,7 @@ ADDED_LATER: set[tuple[str, str]] = {
     ("HostFacts", "kernel_log_read"),
     ("HostFacts", "prime_profile"),
     ("PlatformFacts", "wsl_driver_libs"),
+    ("PlatformFacts", "container_toolkit"),
 }
 
 

@@ -64,3 +64,19 @@ def test_wsl_driver_libs_listed(tmp_path: Path) -> None:
     lib = "/usr/lib/wsl/lib"
     host = host_with(tmp_path / "wsl", {f"{lib}/libcuda.so.1": "", f"{lib}/libdxcore.so": ""})
     assert wsl_driver_libs(host) == ("libcuda.so.1", "libdxcore.so")
+
+
+def test_container_toolkit_version_from_nvidia_ctk(tmp_path: Path) -> None:
+    """A real nvidia-ctk stand-in on PATH answers --version as the real one prints it."""
+    from tfdoctor.probes.platform import container_toolkit
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    ctk = bin_dir / "nvidia-ctk"
+    ctk.write_text('#!/bin/sh\n[ "$1" = --version ] || exit 2\n'
+                   'echo "NVIDIA Container Toolkit CLI version 1.17.8"\necho "commit: f202b80"\n')
+    ctk.chmod(0o755)
+    assert container_toolkit(Host(env={"PATH": str(bin_dir)}, root=tmp_path)) == "1.17.8"
+    assert container_toolkit(Host(env={"PATH": str(tmp_path / "none")}, root=tmp_path)) is None
+    ctk.write_text("#!/bin/sh\nexit 1\n")
+    assert container_toolkit(Host(env={"PATH": str(bin_dir)}, root=tmp_path)) is None

@@ -104,20 +104,39 @@ def wsl_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 WSL_CONTAINER_LIB = "libnvdxgdmal.so.1"
 WSL_CONTAINER_BUG = "https://github.com/NVIDIA/nvidia-container-toolkit/issues/520"
+WSL_CONTAINER_TOOLKIT_MIN = "1.14.4"
+"""The toolkit release that maps libnvdxgdmal.so.1 (1.14.4 and 1.15.0, NVIDIA in #520)."""
 
 
-@check("wsl-container-runtime", "A container under WSL 2 has every driver library it needs", "host",
+@check("wsl-container-runtime", "GPU containers under WSL 2 get every driver library they need", "host",
        emits=("wsl-container-runtime-too-old",))  # wsl-version already asks for platform.is_wsl
 def wsl_container_runtime(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Windows drivers 555 and newer add libnvdxgdmal.so.1, which the container runtime must map
     into a container under WSL 2; Docker Desktop before 4.31 and the NVIDIA Container Toolkit before
     1.14.4 do not, and cuInit then fails with CUDA_ERROR_NOT_FOUND (NVIDIA, in
-    nvidia-container-toolkit#520)."""
+    nvidia-container-toolkit#520). Judged inside such a container (the library is missing from
+    /usr/lib/wsl/lib) and on the WSL 2 side where the toolkit is installed (its version)."""
     p, d = facts.platform, facts.driver
+    branch = version((d.driver_version or "").split(".")[0] or None)
+    new_driver = branch is not None and branch >= Version("555")
+    toolkit = version(p.container_toolkit)
+    if p.is_wsl and not p.in_container and toolkit is not None:
+        # on the WSL 2 side, where the toolkit is installed: its version decides
+        if new_driver and toolkit < Version(WSL_CONTAINER_TOOLKIT_MIN):
+            yield Finding(
+                "wsl-container-runtime-too-old", Severity.ERROR,
+                f"The NVIDIA Container Toolkit here is {p.container_toolkit}, older than "
+                f"{WSL_CONTAINER_TOOLKIT_MIN}, which the Windows driver {d.driver_version} needs: GPU "
+                f"containers will not map {WSL_CONTAINER_LIB} and CUDA will not initialise in them.",
+                {"platform.container_toolkit": p.container_toolkit or "",
+                 "driver.driver_version": d.driver_version or ""},
+                hint=f"Upgrade nvidia-container-toolkit to {WSL_CONTAINER_TOOLKIT_MIN} or newer (Docker "
+                     "Desktop users: 4.31 or newer).",
+                links=(WSL_CONTAINER_BUG,))
+        return
     if not (p.is_wsl and p.in_container) or p.wsl_driver_libs is None:
         raise NotApplicable
-    branch = version((d.driver_version or "").split(".")[0] or None)
-    if branch is None or branch < Version("555") or WSL_CONTAINER_LIB in p.wsl_driver_libs:
+    if not new_driver or WSL_CONTAINER_LIB in p.wsl_driver_libs:
         return
     yield Finding(
         "wsl-container-runtime-too-old", Severity.ERROR,

@@ -113,7 +113,21 @@ def probe_platform(host: Host, issues: list[ProbeIssue]) -> PlatformFacts:
         is_wsl=is_wsl(host) if uname.system == "Linux" else False,
         wsl_version=wsl_version(host) if uname.system == "Linux" else None,
         wsl_driver_libs=wsl_driver_libs(host) if uname.system == "Linux" else None,
+        container_toolkit=container_toolkit(host) if uname.system == "Linux" else None,
     )
+
+
+_CTK_VERSION = re.compile(r"NVIDIA Container Toolkit CLI version (?P<v>\d+\.\d+\.\d+)")
+
+
+def container_toolkit(host: Host) -> str | None:
+    """The NVIDIA Container Toolkit's version from `nvidia-ctk --version`, when it is on PATH."""
+    ctk = host.which("nvidia-ctk")
+    if ctk is None:
+        return None
+    result = host.run([ctk, "--version"], timeout=3.0)
+    match = _CTK_VERSION.search(result.stdout or "") if result.ok else None
+    return match.group("v") if match else None
 
 
 def wsl_driver_libs(host: Host) -> tuple[str, ...] | None:
