@@ -225,6 +225,11 @@ class CudaDriverFacts:
     is_stub: bool = False
     """The library that loads is a toolkit stub (a stubs/ directory in its path, or cuInit gave
     CUDA_ERROR_STUB_LIBRARY)."""
+    copied_over: str | None = None
+    """When the libcuda.so.1 that loads is a regular file beside the driver's own versioned
+    libcuda.so.<version> (a copy where the driver's symlink belongs; ldconfig warns "is not a
+    symbolic link"): that versioned file's name. None otherwise, and always under WSL's
+    /usr/lib/wsl/lib, which ships regular files."""
     crash: str | None = None
     """How the child died: a signal name, e.g. "SIGSEGV", or "timed out"; None when it exited on its own."""
     errors: dict[str, str] = field(default_factory=dict)

@@ -72,6 +72,8 @@ CASES = {
     "libcuda-crashed": (change(H, cuda_driver={"crash": "SIGSEGV"}), "libcuda-crashed"),
     "libcuda-init-failed": (change(H, cuda_driver={"init_result": "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"}),
                             "libcuda-init-failed"),
+    "libcuda-copied": (change(H, cuda_driver={"library": "/usr/lib/x86_64-linux-gnu/libcuda.so.1",
+                                              "copied_over": "libcuda.so.580.65.06"}), None),
     "libcuda-compat-unusable": (change(H, cuda_driver={
         "init_result": "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
         "library": "/usr/local/cuda-12.8/compat/libcuda.so.1"}), "libcuda-compat-unusable"),

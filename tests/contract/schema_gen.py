@@ -133,6 +133,7 @@ ADDED_LATER: set[tuple[str, str]] = {
     ("HostFacts", "prime_profile"),
     ("PlatformFacts", "wsl_driver_libs"),
     ("PlatformFacts", "container_toolkit"),
+    ("CudaDriverFacts", "copied_over"),
 }
 
 

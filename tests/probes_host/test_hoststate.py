@@ -80,3 +80,18 @@ def test_container_toolkit_version_from_nvidia_ctk(tmp_path: Path) -> None:
     assert container_toolkit(Host(env={"PATH": str(tmp_path / "none")}, root=tmp_path)) is None
     ctk.write_text("#!/bin/sh\nexit 1\n")
     assert container_toolkit(Host(env={"PATH": str(bin_dir)}, root=tmp_path)) is None
+
+
+def test_libcuda_copied_over_the_drivers_link(tmp_path: Path) -> None:
+    """/proc/self/maps names a symlink's target, so a path ending in libcuda.so.1 is a regular file;
+    beside the driver's versioned libcuda it is a copy. WSL's regular files are not."""
+    from tfdoctor.probes.cuda_driver import copied_over
+
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "libcuda.so.1").write_bytes(b"\x7fELF copy")
+    assert copied_over(str(lib / "libcuda.so.1")) is None  # no driver file beside it
+    (lib / "libcuda.so.580.65.06").write_bytes(b"\x7fELF driver")
+    assert copied_over(str(lib / "libcuda.so.1")) == "libcuda.so.580.65.06"
+    assert copied_over(str(lib / "libcuda.so.580.65.06")) is None  # the link's target loaded
+    assert copied_over("/usr/lib/wsl/lib/libcuda.so.1") is None

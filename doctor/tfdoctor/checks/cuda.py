@@ -15,7 +15,7 @@ from tfdoctor.checks.common import (
     pip_install,
     version,
 )
-from tfdoctor.checks.driver import wants_gpu
+from tfdoctor.checks.driver import DRIVER_DOCS, wants_gpu
 from tfdoctor.checks.gpu import gpu_label, same_model
 from tfdoctor.checks.usable import REQUIRED_LIBS, loadable
 from tfdoctor.facts import Facts, LibraryFacts
@@ -29,8 +29,8 @@ OPTIONAL_LIBS = ("nvshmem",)
 
 
 @check("libcuda", "CUDA driver library loads and initialises", "cuda",
-       emits=("libcuda-missing", "libcuda-stub", "libcuda-crashed", "libcuda-compat-unusable",
-              "libcuda-init-failed"),
+       emits=("libcuda-missing", "libcuda-stub", "libcuda-crashed", "libcuda-copied",
+              "libcuda-compat-unusable", "libcuda-init-failed"),
        consequence_of=(*DRIVER_ROOT, "wsl-container-runtime-too-old"), reads=("cuda_driver",))
 def libcuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """libcuda.so.1 loads from the driver (not a toolkit stub) and cuInit succeeds."""
@@ -68,6 +68,18 @@ def libcuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                 f"echo {WSL_LIB} | sudo tee /etc/ld.so.conf.d/ld.wsl.conf", "sudo ldconfig"),
                 needs_root=True) if wsl else None)
         return
+    if c.copied_over and c.library:
+        module = facts.driver.kernel_module_version or facts.driver.driver_version
+        yield Finding(
+            "libcuda-copied", Severity.WARNING,
+            f"The libcuda.so.1 that loads ({c.library}) is a file of its own, not the driver's link to "
+            f"{c.copied_over}: a copy put over it, possibly of another driver version"
+            + (f" than the kernel module's {module}." if module else "."),
+            {**ev, "cuda_driver.copied_over": c.copied_over,
+             "driver.kernel_module_version": module or "unknown"},
+            hint=f"Restore the driver's link (sudo ln -sf {c.copied_over} {c.library}; ldconfig warns "
+                 "'is not a symbolic link' until then), or reinstall the driver's CUDA library package.",
+            links=(DRIVER_DOCS,))
     compat_dir = _compat_dir(c.library)
     if compat_dir and c.init_result in COMPAT_REFUSALS:
         yield Finding(

@@ -8,6 +8,8 @@ answers cuInit with CUDA_ERROR_STUB_LIBRARY; a crash of the library is a finding
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,19 @@ def is_stub_path(path: str | None) -> bool:
     if not path:
         return False
     return "stubs" in Path(path).parts[:-1]
+
+
+def copied_over(library: str | None) -> str | None:
+    """The driver's versioned libcuda beside a libcuda.so.1 that is a file of its own (maps name the
+    target of a symlink, so a path ending in libcuda.so.1 is a regular file)."""
+    if not library or Path(library).name != "libcuda.so.1" or library.startswith("/usr/lib/wsl/"):
+        return None
+    try:
+        names = os.listdir(os.path.dirname(library))
+    except OSError:
+        return None
+    versioned = sorted(n for n in names if re.fullmatch(r"libcuda\.so\.\d+\.\d+(?:\.\d+)*", n))
+    return versioned[-1] if versioned else None
 
 
 def probe_cuda_driver(host: Host, issues: list[ProbeIssue]) -> CudaDriverFacts:
@@ -48,6 +63,7 @@ def probe_cuda_driver(host: Host, issues: list[ProbeIssue]) -> CudaDriverFacts:
         driver_version=decode_cuda_version(data.get("driver_version")),
         device_count=data.get("device_count"),
         is_stub=init == "CUDA_ERROR_STUB_LIBRARY" or is_stub_path(library),
+        copied_over=copied_over(library),
         errors=dict(data.get("errors") or {}),
         device_names=tuple(n or "" for n in data.get("device_names") or ()),
         compute_capabilities=tuple(c or "" for c in data.get("compute_capabilities") or ()),
