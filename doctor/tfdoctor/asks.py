@@ -65,6 +65,8 @@ EVIDENCE: dict[str, tuple[str, ...]] = {
     "tf-log-illegal-instruction": ("platform.cpu_flags",), "cpu-missing-instructions": ("platform.cpu_flags",),
     "tf-log-gpu-out-of-memory": ("driver",), "tf-log-cudnn-handle-failed": ("driver", "libraries"),
     "tf-log-cc-not-in-build": ("tensorflow.build", "driver"), "tf-log-ptx-invalid": ("tensorflow.build", "driver"),
+    "tf-log-multi-gpu-nan": ("host", "driver"),
+    "tf-log-gpu-below-minimum-cc": ("tensorflow.build", "driver"),
     "tf-log-ptxas-missing": ("toolkits", "python.packages", "xla"),
     "tf-log-ptxas-too-old": ("toolkits", "python.packages", "xla"),
     "tf-log-libdevice-missing": ("toolkits", "python.packages", "xla"),
@@ -83,9 +85,9 @@ def area_of(fact: str) -> str:
 
 
 def ask_for(report: Report) -> tuple[AskFor, ...]:
-    """One ask per command, ranked by how many checks it decides and how low in the stack they
-    sit (registration order is bottom of the stack first); checks whose area already has an
-    error are not worth asking about."""
+    """One ask per command: first the commands whose output would confirm or refute the findings
+    the report points at (EVIDENCE), then by how many checks each decides and how low in the stack
+    they sit (registration order is bottom of the stack first)."""
     from tfdoctor.report import AskFor
 
     scores: dict[str, float] = {}
@@ -102,7 +104,7 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
     for index, finding in enumerate(pointed):
         weight = min(index, 3)
         for rank, fact in enumerate(EVIDENCE.get(finding.id, ())):
-            if report.facts.known(fact):
+            if _known(report, fact):
                 continue
             command = _command(fact)
             # The strongest reason to ask counts, not how many findings share it.
@@ -122,8 +124,19 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
             facts_of.setdefault(command, fact)
             if outcome.check not in decides.setdefault(command, []):
                 decides[command].append(outcome.check)
-    best = sorted(scores, key=lambda c: -scores[c])[:LIMIT]
+    # what would confirm the findings comes first; the checks each command decides break ties
+    best = sorted(scores, key=lambda c: (-evidence.get(c, 0.0), -scores[c]))[:LIMIT]
     return tuple(AskFor(facts_of[c], c, tuple(decides[c])) for c in best)
+
+
+def _known(report: Report, fact: str) -> bool:
+    """Known; for the build, read from the ticket or the machine rather than assumed from the tables
+    (a ticket that names only TensorFlow's version, maybe of a source build, shows nothing of it)."""
+    if fact == "tensorflow.build":
+        # the tables' tested configuration stands in for a build nobody showed: worth asking
+        assumed = "tested build configuration" in report.facts.provenance.get("tensorflow.cuda_version", "")
+        return report.facts.known(fact) and not assumed
+    return report.facts.known(fact)
 
 
 def _command(fact: str) -> str:

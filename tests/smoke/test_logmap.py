@@ -160,6 +160,10 @@ FIELD_LINES = [
      ("ptxas-missing", None)),
     # github.com/david8862/tf-keras-stacked-hourglass-keypoint-detection/issues/13 (a user's words)
     ("Tensorflow GPU libarary Libcudart.so.11.0 not found", ("library-not-loaded", "Libcudart.so.11.0")),
+    # github.com/tensorflow/tensorflow/issues/105552 and #57893 (a user's words: NaN with several GPUs)
+    ("With MirroredStrategy the loss becomes NaN, but only for certain pairs of GPUs",
+     ("multi-gpu-nan", None)),
+    ("Multi-GPU training is fine for hours, single GPU too", None),
     # github.com/bytedance/monolith/issues/14 and tensorflow/tensorflow#52883 (estimator 2.7 under TF 2.6)
     ("AttributeError: module 'tensorflow.tools.docs.doc_controls' has no attribute 'inheritable_header'",
      ("tf-internal-api-mismatch", "inheritable_header")),

@@ -222,3 +222,14 @@ def test_tf_hub_layer_is_a_cause_only_under_keras_3() -> None:
     assert not found("TensorFlow 2.15 on Ubuntu 22.04.", code)
     assert not found(code)
     assert not found("TensorFlow 2.17 on Ubuntu 22.04.", "export TF_USE_LEGACY_KERAS=1", code)
+
+
+def test_asks_confirm_the_pointed_finding_first() -> None:
+    """NaN with several GPUs (github.com/tensorflow/tensorflow/issues/105552) points at P2P: the
+    kernel log is asked for first, before nvidia-smi, which decides more checks."""
+    from tfdoctor.triage import triage_facts
+
+    facts, _ = triage_facts(["With MirroredStrategy the loss becomes NaN, but only for certain pairs of GPUs.\n"
+                             "TensorFlow version: tf 2.19.0"])
+    asks = [a.command for a in build_report(facts).ask_for]
+    assert asks[0].startswith("sudo dmesg") and asks[1] == "nvidia-smi"

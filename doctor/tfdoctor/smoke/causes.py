@@ -178,6 +178,15 @@ CAUSES: dict[str, CauseInfo] = {
         "https://github.com/NVIDIA/nvidia-container-toolkit/issues/520",
         True,
     ),
+    "multi-gpu-nan": CauseInfo(
+        Severity.ERROR,
+        "Training gives NaN only when several GPUs work together: the sign of broken peer-to-peer "
+        "transfers between them (an IOMMU or PCIe ACS redirecting P2P traffic, NCCL's troubleshooting "
+        "guide), not of the model.",
+        "Look for DMAR / AMD-Vi faults in `sudo dmesg`; test with NCCL_P2P_DISABLE=1; if that cures it, "
+        "disable ACS in the BIOS or put the IOMMU in pass-through (iommu=pt).",
+        "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html#pci-access-control-services-acs",
+    ),
     "numpy-symbolic-tensor": CauseInfo(
         Severity.ERROR,
         "NumPy 1.20 or newer under TensorFlow 2.4 or older: Keras layers fail with 'Cannot convert a "

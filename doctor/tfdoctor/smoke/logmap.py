@@ -157,6 +157,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         ("cuda-error", r"(?P<s>CUDA_ERROR_[A-Z_]+)"),
         # A Python exception ending a traceback: says only where to look (info, for the asks).
+        # a user's words: NaN only when several GPUs train together (tensorflow/tensorflow#57893, #105552)
+        ("multi-gpu-nan", r"(?i)(?:MirroredStrategy|multi-?gpu|multiple gpus|pairs? of gpus)[^\n]{0,80}\bnan\b"
+                          r"|(?i:\bnan\b[^\n]{0,80}(?:MirroredStrategy|multi-?gpu|multiple gpus|pairs? of gpus))"),
         ("python-exception", r"^(?P<s>(?:[\w.]+\.)?(?:ImportError|ModuleNotFoundError|AttributeError|TypeError|OSError|NotImplementedError))(?::|$)"
                              # IPython/Jupyter's header: "NotFoundError     Traceback (most recent call last)"
                              r"|^(?P<t>\w+(?:Error|Exception))\s{2,}Traceback \(most recent call last\)"),
