@@ -224,3 +224,15 @@ def test_wsl_side_container_toolkit_version() -> None:
     assert "wsl-container-runtime-too-old" in judged("1.14.3")
     assert "wsl-container-runtime-too-old" not in judged("1.14.4")
     assert "wsl-container-runtime-too-old" not in judged("1.13.5", driver="551.86")
+
+
+def test_unread_inputs_are_never_passed() -> None:
+    """A document without kernel-log reading (before tfdoctor read it) and a WSL container whose
+    driver version is unknown: neither check says passed."""
+    outcome = {o.check: o for o in judge(healthy()).outcomes}  # HostFacts() as an old document has it
+    assert outcome["host-kernel-log"].status.value == "not-applicable"
+    facts = change(change(healthy(gpus=1), driver={"driver_version": None}),
+                   platform={"is_wsl": True, "wsl_version": 2, "in_container": True,
+                             "wsl_driver_libs": ("libcuda.so.1",)})
+    outcome = {o.check: o for o in judge(facts).outcomes}
+    assert outcome["wsl-container-runtime"].status.value == "could-not-check"

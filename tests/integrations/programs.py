@@ -188,6 +188,21 @@ PartitionName=debug Nodes={names} Default=YES MaxTime=INFINITE State=UP
 """
 
 
+def start_munged(root: Path, daemons: Daemons) -> None:
+    """munged for a test Slurm cluster: a fresh key and its socket under root/munge
+    (AuthInfo=socket={root}/munge/socket in the cluster's slurm.conf)."""
+    m = root / "munge"
+    m.mkdir(mode=0o755)  # munged wants its socket's directory reachable by clients
+    key = m / "munge.key"
+    key.write_bytes(os.urandom(1024))
+    key.chmod(0o400)
+    daemons.start(
+        "munged",
+        [program("munged"), "-F", "-f", f"--key-file={key}", f"--socket={m}/socket", f"--pid-file={m}/pid",
+         f"--log-file={m}/log", f"--seed-file={m}/seed", "--origin=127.0.0.1"],
+        root / "munged.out", ready=lambda: (m / "socket").exists())
+
+
 class SlurmCluster:
     """slurmctld + one slurmd per NodeName, all on 127.0.0.1 (distinct slurmd ports), under
     `root`; `env` points the Slurm clients at it. Daemons stop by PID when `daemons` exits."""
@@ -196,14 +211,9 @@ class SlurmCluster:
         self.root, self.names = root, list(names)
         self.conf = root / "slurm.conf"
         self.env = {"SLURM_CONF": str(self.conf), "PATH": "/usr/bin:/bin:/usr/sbin:/sbin"}
-        munged, slurmctld, slurmd = program("munged"), program("slurmctld"), program("slurmd")
-        scontrol = program("scontrol")
-        for d in ("munge", "state", "spool", *(f"spool/{n}" for n in names)):
+        slurmctld, slurmd, scontrol = program("slurmctld"), program("slurmd"), program("scontrol")
+        for d in ("state", "spool", *(f"spool/{n}" for n in names)):
             (root / d).mkdir(mode=0o700)
-        (root / "munge").chmod(0o755)  # munged wants its socket's directory reachable
-        key = root / "munge" / "munge.key"
-        key.write_bytes(os.urandom(1024))
-        key.chmod(0o400)
         ports = iter(free_port() for _ in range(len(names) + 1))
         nodes = "\n".join(
             f"NodeName={n} NodeHostname={socket.gethostname()} NodeAddr=127.0.0.1 Port={next(ports)} "
@@ -212,12 +222,7 @@ class SlurmCluster:
         )
         self.conf.write_text(SLURM_CLUSTER_CONF.format(
             root=root, ctld_port=next(ports), nodes=nodes, names=",".join(names)))
-        m = root / "munge"
-        daemons.start(
-            "munged",
-            [munged, "-F", "-f", f"--key-file={key}", f"--socket={m}/socket", f"--pid-file={m}/pid",
-             f"--log-file={m}/log", f"--seed-file={m}/seed", "--origin=127.0.0.1"],
-            root / "munged.out", ready=lambda: (m / "socket").exists())
+        start_munged(root, daemons)
         daemons.start(
             "slurmctld", [slurmctld, "-D", "-i", "-f", str(self.conf)], root / "slurmctld.out",
             ready=lambda: subprocess.run([scontrol, "ping"], env=self.env,

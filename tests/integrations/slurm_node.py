@@ -9,14 +9,13 @@ turn the node broken or healthy. Daemons are stopped by PID (programs.Daemons).
 from __future__ import annotations
 
 import contextlib
-import os
 import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 from helpers import healthy
-from programs import INTEGRATIONS, TFDOCTOR, Daemons, free_port, program, write_facts
+from programs import INTEGRATIONS, TFDOCTOR, Daemons, free_port, program, start_munged, write_facts
 
 NODE = "tfdnode"
 SLURM_CONF = """ClusterName=tfdoctor
@@ -112,14 +111,9 @@ class Cluster:
 @contextlib.contextmanager
 def one_node_cluster(root: Path, extra: str = HEALTH_CHECK, auth_extra: str = "") -> Iterator[Cluster]:
     """Start munged, slurmctld and slurmd with slurm.conf + `extra`; stop them by PID after."""
-    munged, slurmctld, slurmd = program("munged"), program("slurmctld"), program("slurmd")
-    scontrol = program("scontrol")
-    for d in ("munge", "state", "spool", "tfdoctor"):
+    slurmctld, slurmd, scontrol = program("slurmctld"), program("slurmd"), program("scontrol")
+    for d in ("state", "spool", "tfdoctor"):
         (root / d).mkdir(mode=0o700)
-    (root / "munge").chmod(0o755)  # munged wants its socket's directory reachable by clients
-    key = root / "munge" / "munge.key"
-    key.write_bytes(os.urandom(1024))
-    key.chmod(0o400)
     c = Cluster(root)
     script = (INTEGRATIONS / "slurm" / "tfdoctor-slurm.sh").read_text()
     assert script.count("/etc/default/tfdoctor") == 1
@@ -129,24 +123,8 @@ def one_node_cluster(root: Path, extra: str = HEALTH_CHECK, auth_extra: str = ""
     c.write_conf(extra)
     c.configure()
     write_facts(c.facts, healthy())
-    m = root / "munge"
     with Daemons() as daemons:
-        daemons.start(
-            "munged",
-            [
-                munged,
-                "-F",
-                "-f",
-                f"--key-file={key}",
-                f"--socket={m}/socket",
-                f"--pid-file={m}/pid",
-                f"--log-file={m}/log",
-                f"--seed-file={m}/seed",
-                "--origin=127.0.0.1",
-            ],
-            root / "munged.out",
-            ready=lambda: (m / "socket").exists(),
-        )
+        start_munged(root, daemons)
         conf = str(c.conf)
         daemons.start(
             "slurmctld",

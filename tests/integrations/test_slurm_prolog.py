@@ -115,7 +115,9 @@ def test_a_broken_node_requeues_the_job_drains_with_the_cause_and_the_health_che
     cluster = prolog_only
     write_facts(cluster.facts, change(healthy(), env={"CUDA_VISIBLE_DEVICES": ""}))
     job_id, out = sbatch(cluster, "broken")
-    state = wait_for(lambda: (j := job(cluster, job_id))["Restarts"] == "1" and j, 60, "the requeue")
+    # a requeued job passes through COMPLETING (its epilog) before it is PENDING again
+    state = wait_for(lambda: (j := job(cluster, job_id))["Restarts"] == "1"
+                     and j["JobState"] != "COMPLETING" and j, 60, "the requeue")
     assert state["JobState"] == "PENDING"
     assert state["Reason"] != "launch_failed_requeued_held" and state["Priority"] != "0"
     assert f"[job {job_id}] prolog failed status=1:0" in cluster.log()
@@ -138,7 +140,9 @@ def test_without_nohold_on_prolog_fail_the_job_is_held(prolog_only):
     reconfigure(cluster, recipe("Prolog"))
     write_facts(cluster.facts, change(healthy(), env={"CUDA_VISIBLE_DEVICES": ""}))
     job_id, out = sbatch(cluster, "held")
-    state = wait_for(lambda: (j := job(cluster, job_id))["Restarts"] == "1" and j, 60, "the requeue")
+    # a requeued job passes through COMPLETING (its epilog) before it is PENDING again
+    state = wait_for(lambda: (j := job(cluster, job_id))["Restarts"] == "1"
+                     and j["JobState"] != "COMPLETING" and j, 60, "the requeue")
     assert state["JobState"] == "PENDING"
     assert state["Reason"] == "launch_failed_requeued_held" and state["Priority"] == "0"
     assert f"Reason={CAUSE} [root@" in cluster.node()

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-import pytest
+from helpers import need
 from tfdoctor.host import Host
 from tfdoctor.probes.toolkits import probe_toolkits, toolkit_version
 
 REAL = Path("/usr/local/cuda-13.0")
 
 
-@pytest.mark.skipif(not REAL.is_dir() and not os.environ.get("CI"), reason="needs the CUDA 13.0 toolkit")
 def test_real_cuda_13_tree() -> None:
     """This machine's CUDA 13.0 (built from pip wheels: no version.json) is found with its version,
     and the nvcc on PATH is matched to it."""
+    need(REAL.is_dir(), "needs the CUDA 13.0 toolkit at /usr/local/cuda-13.0")
     kits = probe_toolkits(Host())
     real = [k for k in kits if k.path == str(REAL)]
     assert real and real[0].version and real[0].version.startswith("13.0")

@@ -13,7 +13,7 @@ from tfdoctor import compat
 from tfdoctor.checks.common import TF_SOURCE, version
 from tfdoctor.facts import Facts
 from tfdoctor.findings import Finding, Remediation, Severity
-from tfdoctor.registry import CheckConfig, NotApplicable, check
+from tfdoctor.registry import CheckConfig, CouldNotCheck, NotApplicable, check
 
 IOMMU = re.compile(r"DMAR: \[?DMA (?:Read|Write)|DMAR: DRHD: handling fault"
                    r"|AMD-Vi: Event logged \[IO_PAGE_FAULT|IOMMU.*fault", re.IGNORECASE)
@@ -27,10 +27,12 @@ XID = "https://docs.nvidia.com/deploy/xid-errors/index.html"
 def host_kernel_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """NVRM Xid errors and "fallen off the bus" are hardware or driver faults; IOMMU / DMAR page
     faults break the peer-to-peer transfers NCCL uses between GPUs (NCCL troubleshooting guide)."""
+    lines = facts.host.kernel_log
     if facts.host.kernel_log_read is False:
         raise NotApplicable("this user may not read the kernel log (kernel.dmesg_restrict or a "
                             "container): `sudo dmesg | grep -E 'NVRM|DMAR|AMD-Vi'` shows it")
-    lines = facts.host.kernel_log
+    if facts.host.kernel_log_read is None and not lines:
+        raise NotApplicable("not read: a document from before tfdoctor read the kernel log")
     if not lines:
         return
     faults = [ln for ln in lines if GPU_FAULT.search(ln)]
@@ -117,10 +119,16 @@ def wsl_container_runtime(facts: Facts, config: CheckConfig) -> Iterator[Finding
     nvidia-container-toolkit#520). Judged inside such a container (the library is missing from
     /usr/lib/wsl/lib) and on the WSL 2 side where the toolkit is installed (its version)."""
     p, d = facts.platform, facts.driver
-    branch = version((d.driver_version or "").split(".")[0] or None)
-    new_driver = branch is not None and branch >= Version("555")
     toolkit = version(p.container_toolkit)
-    if p.is_wsl and not p.in_container and toolkit is not None:
+    wsl_side = bool(p.is_wsl and not p.in_container and toolkit is not None)
+    in_container = bool(p.is_wsl and p.in_container and p.wsl_driver_libs is not None)
+    if not (wsl_side or in_container):
+        raise NotApplicable
+    branch = version((d.driver_version or "").split(".")[0] or None)
+    if branch is None:
+        raise CouldNotCheck("driver", reason="the Windows driver's version is unknown")
+    new_driver = branch >= Version("555")
+    if wsl_side and toolkit is not None:
         # on the WSL 2 side, where the toolkit is installed: its version decides
         if new_driver and toolkit < Version(WSL_CONTAINER_TOOLKIT_MIN):
             yield Finding(
@@ -134,9 +142,7 @@ def wsl_container_runtime(facts: Facts, config: CheckConfig) -> Iterator[Finding
                      "Desktop users: 4.31 or newer).",
                 links=(WSL_CONTAINER_BUG,))
         return
-    if not (p.is_wsl and p.in_container) or p.wsl_driver_libs is None:
-        raise NotApplicable
-    if not new_driver or WSL_CONTAINER_LIB in p.wsl_driver_libs:
+    if not new_driver or WSL_CONTAINER_LIB in (p.wsl_driver_libs or ()):
         return
     yield Finding(
         "wsl-container-runtime-too-old", Severity.ERROR,
@@ -144,7 +150,7 @@ def wsl_container_runtime(facts: Facts, config: CheckConfig) -> Iterator[Finding
         f"not map {WSL_CONTAINER_LIB} into /usr/lib/wsl/lib: CUDA cannot initialise "
         "(cuInit: CUDA_ERROR_NOT_FOUND).",
         {"driver.driver_version": d.driver_version or "", "platform.wsl_driver_libs": " ".join(
-            p.wsl_driver_libs[:12])},
+            (p.wsl_driver_libs or ())[:12])},
         hint="Update Docker Desktop to 4.31 or newer (or nvidia-container-toolkit to 1.14.4 / 1.15 or "
              "newer) and restart the container; or go back to a Windows driver before 555.",
         links=(WSL_CONTAINER_BUG,))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from textwrap import TextWrapper
 
-from tfdoctor.findings import Severity
+from tfdoctor.findings import Finding, Severity
 
 E, W, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -224,6 +224,20 @@ CLUSTER_CHECKS: tuple[ClusterCheckSpec, ...] = (
 
 FINDINGS: dict[str, ClusterFindingSpec] = {f.id: f for c in CLUSTER_CHECKS for f in c.findings}
 CHECK_OF: dict[str, str] = {f.id: c.id for c in CLUSTER_CHECKS for f in c.findings}
+
+
+def finding(id: str, message: str, hint: str | None = None, **evidence: object) -> Finding:
+    """A finding of the catalogue's row `id` (its severity; its hint unless a sharper one is given):
+    an id without a row raises KeyError, so the rules cannot emit one."""
+    spec = FINDINGS[id]
+    return Finding(
+        id=id,
+        severity=spec.severity,
+        message=message,
+        hint=hint or spec.hint,
+        check=CHECK_OF[id],
+        evidence={k: str(v) for k, v in evidence.items()},
+    )
 
 
 def lookup(id: str) -> tuple[ClusterCheckSpec, ClusterFindingSpec | None] | None:

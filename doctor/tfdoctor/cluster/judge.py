@@ -13,7 +13,7 @@ from dataclasses import replace
 from statistics import median
 from typing import Any
 
-from tfdoctor.cluster.catalogue import CHECK_OF, FINDINGS
+from tfdoctor.cluster.catalogue import finding as _finding
 from tfdoctor.findings import Finding
 
 SKEW_LIMIT_S = 1.0
@@ -86,19 +86,6 @@ def record(
         "log_tail": list(log),
         "survivors": list(survivors),
     }
-
-
-def _finding(id: str, message: str, hint: str | None = None, **evidence: object) -> Finding:
-    """A finding of the catalogue's row `id` (its severity; its hint unless a sharper one is given)."""
-    spec = FINDINGS[id]
-    return Finding(
-        id=id,
-        severity=spec.severity,
-        message=message,
-        hint=hint or spec.hint,
-        check=CHECK_OF[id],
-        evidence={k: str(v) for k, v in evidence.items()},
-    )
 
 
 def judge(workers: list[dict[str, Any]], nodes: list[dict[str, Any] | None]) -> list[Finding]:

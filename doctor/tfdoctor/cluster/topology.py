@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from tfdoctor.cluster.catalogue import CHECK_OF, FINDINGS
+from tfdoctor.cluster.catalogue import finding as _finding
 from tfdoctor.findings import Finding
 from tfdoctor.probes.driver import NVML_CHILD
 
@@ -98,19 +98,6 @@ def expected_busbw(topo: dict[str, Any]) -> tuple[float, str] | None:
 def _pairs(matrix: Any) -> list[str | None]:
     rows = matrix if isinstance(matrix, list) else []
     return [v for a, row in enumerate(rows) for b, v in enumerate(row or ()) if a != b]
-
-
-def _finding(id: str, message: str, hint: str | None = None, **evidence: object) -> Finding:
-    """A finding of the catalogue's row `id` (its severity; its hint unless a sharper one is given)."""
-    spec = FINDINGS[id]
-    return Finding(
-        id=id,
-        severity=spec.severity,
-        message=message,
-        hint=hint or spec.hint,
-        check=CHECK_OF[id],
-        evidence={k: str(v) for k, v in evidence.items()},
-    )
 
 
 def judge_topology(

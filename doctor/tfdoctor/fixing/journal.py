@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Collection
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -82,27 +83,24 @@ class Journal:
     @classmethod
     def latest(cls, prefix: str) -> Journal | None:
         """The newest apply of this environment that is still in effect."""
-        applies = env_dir(prefix) / "applies"
-        for directory in sorted(applies.glob("*"), reverse=True) if applies.is_dir() else ():
-            try:
-                data = json.loads((directory / "journal.json").read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            if data.get("status") in ("applied", "failed-rollback"):
-                return cls(directory, data)
-        return None
+        return cls._newest(prefix, ("applied", "failed-rollback"))
 
     @classmethod
     def unfinished(cls, prefix: str) -> Journal | None:
         """The newest apply of this environment that never finished (tfdoctor was killed with
         kill -9, or the machine lost power, while it applied or rolled back)."""
+        return cls._newest(prefix, UNFINISHED)
+
+    @classmethod
+    def _newest(cls, prefix: str, statuses: Collection[str]) -> Journal | None:
+        """The newest readable journal of this environment with one of these statuses."""
         applies = env_dir(prefix) / "applies"
         for directory in sorted(applies.glob("*"), reverse=True) if applies.is_dir() else ():
             try:
                 data = json.loads((directory / "journal.json").read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 continue
-            if data.get("status") in UNFINISHED:
+            if data.get("status") in statuses:
                 return cls(directory, data)
         return None
 

@@ -82,7 +82,8 @@ def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
         env.setdefault(name, value)
         provenance.setdefault(f"env.{name}", f"{ob.source}, line {ob.line}")
     unknown.append("env")
-    host = HostFacts(kernel_log=tuple(str(ob.value) for ob in seen.each("host.kernel_log"))[:20])
+    host = HostFacts(kernel_log=tuple(str(ob.value) for ob in seen.each("host.kernel_log"))[:20],
+                     kernel_log_read=True if seen.has("host.kernel_log") else None)
     if not seen.has("host.kernel_log"):
         unknown.append("host")
     if seen.get("intent.gpu"):
