@@ -33,6 +33,7 @@ from tfdoctor.cmdkit import (
 from tfdoctor.completion import complete_ids, complete_recipes
 from tfdoctor.exit_codes import ExitCode
 from tfdoctor.fixing.commands import fix
+from tfdoctor.host import arm_exit_watchdog, kill_all_children, start_exit_watchdog
 from tfdoctor.integrations_cmd import integrations
 from tfdoctor.kernels.command import kernels
 from tfdoctor.share.commands import fleet, report
@@ -195,8 +196,6 @@ def _stop(signum: int, _frame: object) -> None:
     """SIGINT / SIGTERM: kill every child group first (they run in their own sessions and would
     outlive us), then unwind; Ctrl+C exits 130, SIGTERM 143 (128 + the signal number). If
     unwinding is stuck (a probe thread the interpreter would join), a watchdog exits anyway."""
-    from tfdoctor.host import arm_exit_watchdog, kill_all_children
-
     # The watchdog first: whatever the kill meets, tfdoctor still exits within a second.
     arm_exit_watchdog(ExitCode.INTERRUPTED if signum == signal.SIGINT else ExitCode.TERMINATED)
     kill_all_children()
@@ -205,10 +204,16 @@ def _stop(signum: int, _frame: object) -> None:
     raise SystemExit(ExitCode.TERMINATED)
 
 
-def main() -> None:
-    """Entry point: errors become one line; Ctrl+C exits 130; a bug exits 70 without a traceback."""
+def install_signal_handlers() -> None:
+    """The exit watchdog's thread first (a signal handler must not start threads), then _stop."""
+    start_exit_watchdog()
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
+
+
+def main() -> None:
+    """Entry point: errors become one line; Ctrl+C exits 130; a bug exits 70 without a traceback."""
+    install_signal_handlers()
     try:
         code = cli.main(prog_name="tfdoctor", standalone_mode=False)
     except click.ClickException as exc:

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from tfdoctor.facts import Facts
-from tfdoctor.host import Host
+from tfdoctor.host import Host, quiet_thread
 from tfdoctor.registry import CheckConfig
 from tfdoctor.report import Report, build_report
 
@@ -40,7 +40,7 @@ def diagnose(host: Host, config: CheckConfig = CheckConfig(), *, smoke: SmokeOpt
     from tfdoctor.smoke import run_smoke
 
     cancel = cancel or threading.Event()
-    pool = ThreadPoolExecutor(max_workers=1)
+    pool = ThreadPoolExecutor(max_workers=1, initializer=quiet_thread)
     try:
         running = pool.submit(run_smoke, host, only=smoke.only, budget=smoke.budget,
                               per_recipe=smoke.per_recipe, progress=smoke_progress, cancel=cancel)

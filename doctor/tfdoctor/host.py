@@ -6,6 +6,7 @@ stub libraries, so probes run their real code against a fake machine.
 
 from __future__ import annotations
 
+import _thread
 import os
 import selectors
 import signal
@@ -88,6 +89,7 @@ def _register(pid: int, pipes: set[int] | frozenset[int] = frozenset()) -> None:
             os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        kill_pipe_holders(set(pipes))  # a grandchild that left the group in the meantime
 
 
 def track_group(proc: subprocess.Popen[Any], live: bool = True) -> None:
@@ -103,11 +105,19 @@ def kill_all_children() -> None:
     """SIGKILL every child group still running, and every process holding a child's output
     pipe: on Ctrl+C or SIGTERM, before tfdoctor exits, so no TensorFlow child is left holding a
     GPU (the children run in their own sessions; escaped grandchildren in sessions of their own)."""
+    _kill_all_children()
+
+
+def _kill_all_children(lock_timeout: float = -1) -> None:
     global _CLOSING
-    with _LIVE_LOCK:
+    if not _LIVE_LOCK.acquire(timeout=lock_timeout):
+        return  # the watchdog's last pass: the lock's holder is stuck, the first pass ran
+    try:
         _CLOSING = True
         groups = list(_LIVE_GROUPS)
         pipes = set(_LIVE_PIPES)
+    finally:
+        _LIVE_LOCK.release()
     for pgid in groups:
         try:
             os.killpg(pgid, signal.SIGKILL)
@@ -143,20 +153,62 @@ def kill_pipe_holders(inodes: set[int]) -> int:
     return killed
 
 
-def arm_exit_watchdog(code: int, seconds: float = 0.8) -> None:
-    """Exit with `code` after `seconds` even if unwinding is stuck (a probe thread the
-    interpreter would join at exit): SIGTERM and Ctrl+C end tfdoctor within a second."""
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def quiet_thread() -> None:
+    """Run first in every thread the main thread starts: SIGINT and SIGTERM are left to the
+    main thread. The kernel hands a process's signal to any thread that does not block it, and
+    Python runs handlers only in the main thread; a signal taken by a probe thread left the main
+    thread asleep in Future.result() until the probe's time limit (SIGTERM ignored for 10 s).
+    Threads these threads start inherit the mask."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+
+
+_EXIT_GO = _thread.allocate_lock()
+"""Held until a signal arrives; the signal handler releases it and the watchdog wakes."""
+_EXIT_GO.acquire()
+_EXIT_CODE: list[int] = []
+_WATCHDOG_STARTED = False
+
+
+def start_exit_watchdog(seconds: float = 0.8) -> None:
+    """Start, before any signal can come, the thread that ends tfdoctor `seconds` after
+    `arm_exit_watchdog`, even if unwinding is stuck (a probe thread the interpreter would join).
+
+    It is started here, not in the signal handler: starting a thread takes threading's own
+    lock, and a handler that runs while the main thread holds that lock (starting a probe
+    thread) waited for it forever; SIGTERM then hung tfdoctor instead of ending it.
+    """
+    global _WATCHDOG_STARTED
+    if _WATCHDOG_STARTED:
+        return
+    _WATCHDOG_STARTED = True
 
     def expire() -> None:
+        quiet_thread()
+        _EXIT_GO.acquire()
         time.sleep(seconds)
+        _kill_all_children(lock_timeout=0.1)  # a child registered while the main thread unwound
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except Exception:  # noqa: BLE001  (a closed or broken stream: exit anyway)
                 pass
-        os._exit(code)
+        os._exit(_EXIT_CODE[0])
 
     threading.Thread(target=expire, name="tfdoctor-exit-watchdog", daemon=True).start()
+
+
+def arm_exit_watchdog(code: int) -> None:
+    """From a signal handler: exit with `code` within a second, whatever the main thread meets.
+    Takes no Python lock (a raw lock's release), so a second signal cannot deadlock it either."""
+    if not _EXIT_CODE:
+        _EXIT_CODE.append(code)
+    try:
+        _EXIT_GO.release()
+    except RuntimeError:  # armed already
+        pass
 
 
 class _Stream:

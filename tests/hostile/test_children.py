@@ -128,6 +128,21 @@ def run_cli(args: list[str], mark: str, **kw):
                             stderr=subprocess.PIPE, start_new_session=True, **kw)
 
 
+def threads_taking(pid: int, sig: int) -> list[str]:
+    """Names of pid's threads other than the main one that do not block `sig`. The kernel gives
+    a process's signal to any such thread; if one takes it, the main thread, asleep in
+    Future.result(), runs the handler only when the probe ends (seen in CI: 10 s, not 1)."""
+    names = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        if task.name == str(pid):
+            continue
+        status = dict(line.split(":\t", 1) for line in (task / "status").read_text().splitlines()
+                      if ":\t" in line)
+        if not int(status["SigBlk"], 16) >> (sig - 1) & 1:
+            names.append(status["Name"].strip())
+    return names
+
+
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_ends_tfdoctor_within_a_second_despite_escaped_grandchild(tmp_path, sig, code):
     """SIGTERM / Ctrl+C while a probe is stuck on a pipe held by a setsid grandchild that
@@ -135,10 +150,14 @@ def test_signal_ends_tfdoctor_within_a_second_despite_escaped_grandchild(tmp_pat
     mark = f"tfdoctor-test-{uuid.uuid4()}"
     python = fake(tmp_path, f"{ESCAPE}\nexec sleep 300")
     proc = run_cli(["--quick", "--no-tui", "--python", python], mark)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # a loaded machine starts slowly; the limit is the exit
     while len(marked(mark)) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(marked(mark)) >= 3  # tfdoctor, the child, the escaped grandchild
+    deadline = time.monotonic() + 10
+    while (unready := threads_taking(proc.pid, sig)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert proc.poll() is None and not unready, "only the main thread may take the signal"
     started = time.monotonic()
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=10)
@@ -147,6 +166,33 @@ def test_signal_ends_tfdoctor_within_a_second_despite_escaped_grandchild(tmp_pat
     assert took < 1.0
     time.sleep(0.3)
     assert marked(mark) == []
+
+
+HOLDS_THREADING_LOCK = """
+import os, signal, threading, time
+from tfdoctor.cli import install_signal_handlers
+install_signal_handlers()
+with threading._active_limbo_lock:  # what the main thread holds while it starts a probe thread
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)
+    except SystemExit:
+        time.sleep(30)  # unwinding stuck as well: only the watchdog can end it
+"""
+
+
+def test_signal_while_the_main_thread_starts_a_thread_still_ends_tfdoctor():
+    """Seen in CI: SIGTERM came while the main thread was starting a probe thread, and the
+    handler, starting its watchdog thread, waited for the lock the main thread held: tfdoctor
+    hung until killed. The watchdog now runs from the start and the handler only wakes it."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLDS_THREADING_LOCK], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 143, err
 
 
 def test_hung_interpreter_ends_without_a_traceback(tmp_path):

@@ -46,6 +46,6 @@ def test_user_names_in_cluster_and_wsl_paths(path):
 def test_scrubber_is_linear_on_one_megabyte(shape):
     """'token_' * 700 (4 KB) took 10.5 s in the old key=value pattern: 1 MB now well under 1 s."""
     value = shape * (1_000_000 // len(shape))
-    started = time.perf_counter()
+    started = time.thread_time()  # CPU time of this thread: a loaded CI machine does not count
     scrub_secrets(value)
-    assert time.perf_counter() - started < 1.0
+    assert time.thread_time() - started < 1.0

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from tfdoctor import __version__
 from tfdoctor.facts import SCHEMA_VERSION, Facts, ProbeIssue, PythonFacts, ToolkitFacts
-from tfdoctor.host import Host
+from tfdoctor.host import Host, quiet_thread
 
 T = TypeVar("T")
 Issues = list[ProbeIssue]
@@ -60,7 +60,7 @@ def collect_facts(host: Host, progress: Progress | None = None, *, tf_loader: bo
     from tfdoctor.probes.xla import probe_xla
 
     issues: Issues = []
-    with ThreadPoolExecutor(max_workers=6) as pool:
+    with ThreadPoolExecutor(max_workers=6, initializer=quiet_thread) as pool:
 
         def submit(name: str, default: T, func: Callable[[], T]) -> Future[T]:
             future = pool.submit(guarded, name, issues, default, func)
