@@ -483,7 +483,8 @@ class ToolkitFacts:
     """Its version, e.g. "11.8.89" (nvcc --version, version.json or the directory name)."""
     via: str = "dir"
     """How it was found: dir (a known install directory), nvcc (the nvcc on PATH), cuda_home
-    (CUDA_HOME / CUDA_PATH), conda (conda-meta), ticket (pasted text)."""
+    (CUDA_HOME / CUDA_PATH), conda (conda-meta), ticket (pasted text: nvcc or a directory),
+    claimed (a ticket's words only: the issue template's "CUDA/cuDNN version", "CUDA 12.4")."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tfdoctor.facts import Distribution, HostFacts, TensorFlowFacts, ToolkitFacts
+from tfdoctor.facts_smoke import LogCause, SmokeDevice, SmokeFacts
 
 from tests.helpers import change, healthy, ids, judge
 
@@ -211,6 +212,50 @@ def test_release_that_misses_its_pip_libraries_only_where_libraries_were_not_pro
     assert "tf-release-misses-pip-cuda-libs" not in ids(judge(live))
     other = replace(ticket, tensorflow=old_tf("2.17.0", "12.3"))
     assert "tf-release-misses-pip-cuda-libs" not in ids(judge(other))
+    # No package list in the ticket, a GPU wanted: the documented install ([and-cuda]) is assumed.
+    words = change(replace(healthy(), tensorflow=tf, libraries=(), unknown=("libraries", "python.packages"),
+                           provenance={"intent.gpu": "GPU (ticket prose, line 1)"}), python={"packages": {}})
+    report = judge(words)
+    assert "tf-release-misses-pip-cuda-libs" in ids(report)
+    assert "assumed" in str(next(f for f in report.findings
+                                 if f.id == "tf-release-misses-pip-cuda-libs").evidence)
+    assert "tf-release-misses-pip-cuda-libs" not in ids(judge(replace(words, provenance={})))
+    listed = replace(words, unknown=("libraries",))  # a pip list without nvidia wheels: not this
+    assert "tf-release-misses-pip-cuda-libs" not in ids(judge(listed))
+
+
+def test_toolkit_sonames_not_minor_versions() -> None:
+    """From CUDA 11 a toolkit of the same major has the sonames TensorFlow opens (TF 2.11 runs on an
+    11.8 toolkit), except cuSOLVER across 11.0 / 11.1 (TF 2.4 on 11.1: tensorflow/tensorflow#43947)."""
+    def wrong(tf_version: str, cuda: str, kit: str) -> list[str]:
+        facts = replace(healthy(), tensorflow=old_tf(tf_version, cuda),
+                        toolkits=(ToolkitFacts(f"/usr/local/cuda-{kit}", f"{kit}.1"),))
+        return [f.message for f in judge(facts).findings if f.id == "cuda-toolkit-wrong-version"]
+
+    assert wrong("2.11.0", "11.2", "11.8") == []
+    assert wrong("2.12.0", "11.8", "11.2") == []
+    assert "libcusolver.so.10" in wrong("2.4.0", "11.0", "11.1")[0]
+    assert "libcudart.so.11.0" in wrong("2.11.0", "11.2", "12.0")[0]
+    assert "libcudart.so.10.1" in wrong("2.3.0", "10.1", "10.2")[0]
+    assert wrong("2.3.0", "10.1", "10.1") == []
+
+
+def test_claimed_toolkit_gives_way_to_the_log() -> None:
+    """A toolkit the ticket only claims ("CUDA/cuDNN version: 12.0") is the cause for TF 2.11, unless
+    the ticket's TensorFlow log got past loading the libraries; native Windows has no GPU build."""
+    claimed = replace(healthy(), tensorflow=old_tf("2.11.0", "11.2"),
+                      toolkits=(ToolkitFacts(None, "12.0", via="claimed"),))
+    report = judge(claimed)
+    assert "cuda-toolkit-wrong-version" in ids(report)
+    assert next(f for f in report.findings
+                if f.id == "cuda-toolkit-wrong-version").evidence["toolkit"] == "12.0 (the ticket says)"
+    log = SmokeFacts(python="(ticket)", outcome="ticket", devices=(SmokeDevice("GPU:0", "GPU", "T4", "7.5"),),
+                     causes=(LogCause("cudnn-handle-failed", "Could not create cudnn handle"),))
+    assert "cuda-toolkit-wrong-version" not in ids(judge(replace(claimed, smoke=log)))
+    missing = replace(log, devices=(), causes=(LogCause("cudart-not-loaded", "Could not find cuda drivers"),))
+    assert "cuda-toolkit-wrong-version" in ids(judge(replace(claimed, smoke=missing)))
+    windows = change(replace(claimed, tensorflow=old_tf("2.12.0", "11.8")), platform={"system": "Windows"})
+    assert "cuda-toolkit-wrong-version" not in ids(judge(windows))
 
 
 def test_wsl_side_container_toolkit_version() -> None:

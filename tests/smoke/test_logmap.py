@@ -164,6 +164,18 @@ FIELD_LINES = [
     ("With MirroredStrategy the loss becomes NaN, but only for certain pairs of GPUs",
      ("multi-gpu-nan", None)),
     ("Multi-GPU training is fine for hours, single GPU too", None),
+    # github.com/tensorflow/tensorflow/issues/61986 (TF 2.14.0 [and-cuda] on Python 3.11: tensorrt pin)
+    ('ERROR: No matching distribution found for tensorrt==8.5.3.1; extra == "and-cuda"',
+     ("and-cuda-pin-unavailable", "tensorrt==8.5.3.1")),
+    ("ERROR: No matching distribution found for tensorflow==2.5.0",
+     ("no-matching-wheel", "tensorflow==2.5.0")),
+    # github.com/google-research/omniglue/issues/14 (cuda-compat 11.8 in a container, GeForce, driver 470)
+    ("failed call to cuInit: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+     ("cuda-compat-unsupported", "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE")),
+    # github.com/tensorflow/tensorflow/issues/45872 (the user quoting the shell's message)
+    ('Attempting to import tensorflow produces an "Illegal instruction" error.',
+     ("illegal-instruction", None)),
+    ("the illegal instruction set of the GPU was discussed", None),
     # github.com/bytedance/monolith/issues/14 and tensorflow/tensorflow#52883 (estimator 2.7 under TF 2.6)
     ("AttributeError: module 'tensorflow.tools.docs.doc_controls' has no attribute 'inheritable_header'",
      ("tf-internal-api-mismatch", "inheritable_header")),

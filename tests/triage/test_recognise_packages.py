@@ -138,10 +138,12 @@ def test_build_info_pretty_printed():
 
 
 def test_issue_template_headings_and_claimed_cuda():
-    """The template's TensorFlow and Python versions are read; its CUDA/cuDNN claim never is."""
+    """The template's TensorFlow and Python versions are read; its CUDA/cuDNN line is the toolkit
+    the user says is installed (a claim, never TensorFlow's build)."""
     assert observed(build_info, "build_info/tf61689_template.txt") == [
         ("tensorflow.version", "2.13.0"),
         ("python.version", "3.8.10"),
+        ("toolkit.claimed_version", "12.0"),
     ]
 
 
@@ -150,6 +152,7 @@ def test_old_template_with_git_version():
     assert observed(build_info, "build_info/tf26395_old_template.txt") == [
         ("tensorflow.version", "1.12.0"),
         ("python.version", "3.6"),
+        ("toolkit.claimed_version", "9.0"),
     ]
 
 

@@ -245,14 +245,18 @@ def tf_release_pip_libs(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     if tf is None or link is None or facts.known("libraries") or facts.platform.system == "Windows":
         raise NotApplicable
     pip_cuda = any(name.startswith("nvidia-") and name.endswith("-cu12") for name in facts.python.packages)
-    if not (pip_cuda or facts.provenance.get("intent.and_cuda")):
+    # No package list, but a GPU is wanted: the release's documented install is [and-cuda].
+    assumed = not facts.known("python.packages") and bool(facts.provenance.get("intent.gpu"))
+    if not (pip_cuda or facts.provenance.get("intent.and_cuda") or assumed):
         raise NotApplicable
+    how = ("installed with [and-cuda]" if pip_cuda or facts.provenance.get("intent.and_cuda")
+           else "installed as its install page says (pip install tensorflow[and-cuda])")
     yield Finding(
         "tf-release-misses-pip-cuda-libs", Severity.ERROR,
-        f"TensorFlow {tf.version} installed with [and-cuda] does not find the CUDA libraries of its own "
+        f"TensorFlow {tf.version} {how} does not find the CUDA libraries of its own "
         "pip wheels (site-packages/nvidia/*/lib): it lists no GPU unless they are on LD_LIBRARY_PATH.",
         {"tensorflow.version": tf.version or "", "and_cuda": facts.provenance.get("intent.and_cuda")
-         or "nvidia-*-cu12 wheels installed"},
+         or ("nvidia-*-cu12 wheels installed" if pip_cuda else "assumed: no package list in the ticket")},
         hint="Upgrade TensorFlow, or put every site-packages/nvidia/*/lib directory on LD_LIBRARY_PATH "
              "(tfdoctor fix does it for the environment when it can probe it).",
         links=(link,))

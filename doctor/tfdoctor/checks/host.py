@@ -11,7 +11,7 @@ from packaging.version import Version
 
 from tfdoctor import compat
 from tfdoctor.checks.common import TF_SOURCE, version
-from tfdoctor.facts import Facts
+from tfdoctor.facts import Facts, ToolkitFacts
 from tfdoctor.findings import Finding, Remediation, Severity
 from tfdoctor.registry import CheckConfig, CouldNotCheck, NotApplicable, check
 
@@ -156,6 +156,39 @@ def wsl_container_runtime(facts: Facts, config: CheckConfig) -> Iterator[Finding
         links=(WSL_CONTAINER_BUG,))
 
 
+def same_sonames(have: Version, need: Version) -> bool:
+    """Whether a toolkit of version `have` provides the sonames a build for CUDA `need` opens.
+    From CUDA 11 the sonames carry only the major (libcudart.so.11.0, libcublas.so.11), except
+    cuSOLVER: 11.0 ships libcusolver.so.10, 11.1 and later libcusolver.so.11 (TF 2.4, built with
+    11.0, fails on 11.1: tensorflow/tensorflow#43947). Before 11 every minor has its own."""
+    if need.major < 11:
+        return (have.major, have.minor) == (need.major, need.minor)
+    if need.major == 11:
+        return have.major == 11 and (have.minor == 0) == (need.minor == 0)
+    return have.major == need.major
+
+
+LIBRARIES_MISSING = {"cudart-not-loaded", "library-not-loaded", "gpu-libraries-missing"}
+"""TensorFlow log causes that say CUDA libraries did not load."""
+
+
+def _log_outweighs(facts: Facts, kit: ToolkitFacts) -> bool:
+    """A toolkit the ticket only claims, against a TensorFlow log that got past loading the CUDA
+    libraries (it names GPU devices or a later failure, and no missing library): the log wins."""
+    smoke = facts.smoke
+    if kit.via != "claimed" or smoke is None or smoke.outcome != "ticket":
+        return False
+    return not any(c.id in LIBRARIES_MISSING for c in smoke.causes)
+
+
+def missing_soname(need: Version) -> str:
+    if need.major < 11:
+        return f"libcudart.so.{need.major}.{need.minor}"
+    if (need.major, need.minor) == (11, 0):
+        return "libcusolver.so.10"
+    return f"libcudart.so.{need.major}.0"
+
+
 @check("cuda-toolkit", "Installed CUDA toolkit fits TensorFlow", "cuda",
        emits=("cuda-toolkit-wrong-version", "cuda-toolkit-on-library-path"), needs="tensorflow",
        reads=("tensorflow",))
@@ -171,17 +204,19 @@ def cuda_toolkit(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     tfv = version(tf.version)
     if need is None or tfv is None:
         raise NotApplicable
-    have = [(t, version(t.version)) for t in facts.toolkits if t.version]
+    if facts.platform.system == "Windows" and (tfv.major, tfv.minor) >= (2, 11):
+        raise NotApplicable("no GPU build of this TensorFlow on native Windows: no toolkit fits it")
+    have = [(t, version(t.version)) for t in facts.toolkits if t.version and not _log_outweighs(facts, t)]
     pip_era = (tfv.major, tfv.minor) >= (2, 14)
-    if have and not pip_era and all(v is not None and (v.major, v.minor) != (need.major, need.minor)
-                                    for _, v in have):
+    if have and not pip_era and all(v is not None and not same_sonames(v, need) for _, v in have):
         kit, _ = have[0]
+        where = "the ticket says" if kit.via == "claimed" else f"found at {kit.path or kit.via}"
         yield Finding(
             "cuda-toolkit-wrong-version", Severity.ERROR,
             f"TensorFlow {tf.version} needs the CUDA {release.cuda} libraries (cuDNN {release.cudnn}); "
             f"the installed toolkit is CUDA {kit.version}, so libraries such as "
-            f"libcudart.so.{need.major}.{need.minor if need.major < 11 else 0} are missing.",
-            {"tensorflow.version": tf.version or "", "toolkit": f"{kit.version} ({kit.path or kit.via})",
+            f"{missing_soname(need)} are missing.",
+            {"tensorflow.version": tf.version or "", "toolkit": f"{kit.version} ({where})",
              "needs_cuda": release.cuda, "needs_cudnn": release.cudnn},
             hint=f"Install CUDA {release.cuda} and cuDNN {release.cudnn} (beside the other toolkit "
                  "is fine) and put its lib64 on LD_LIBRARY_PATH, or install a TensorFlow built for the "

@@ -61,6 +61,15 @@ CAUSES: dict[str, CauseInfo] = {
         None,
         True,
     ),
+    "cuda-compat-unsupported": CauseInfo(
+        Severity.ERROR,
+        "The libcuda that loads is a forward-compatibility one (cuda-compat, a newer CUDA over an older "
+        "driver), which this GPU cannot use (only data-center GPUs can): CUDA does not initialise.",
+        "Take the cuda-compat directory off the loader path (LD_LIBRARY_PATH, ld.so.conf.d) so the "
+        "driver's own libcuda loads, or upgrade the driver to one that supports the CUDA in use.",
+        "https://docs.nvidia.com/deploy/cuda-compatibility/",
+        True,
+    ),
     "driver-too-old": CauseInfo(
         Severity.ERROR,
         "The NVIDIA driver is too old for the CUDA runtime TensorFlow uses.",
@@ -241,6 +250,15 @@ CAUSES: dict[str, CauseInfo] = {
         "starts, or build the model with tf_keras instead of tf.keras.",
         "https://github.com/tensorflow/hub/issues/903",
         min_tf="2.16",
+    ),
+    "and-cuda-pin-unavailable": CauseInfo(
+        Severity.ERROR,
+        "pip cannot install a package that tensorflow[and-cuda] pins: it has no wheel for this Python "
+        "version or platform, so the extra (and the GPU install) fails.",
+        "Use a Python version that pinned package has wheels for, or a TensorFlow release whose "
+        "[and-cuda] pins install on yours; for a tensorrt pin, NVIDIA's index may have it "
+        "(--extra-index-url https://pypi.nvidia.com).",
+        "https://github.com/tensorflow/tensorflow/issues/61986",
     ),
     "no-matching-wheel": CauseInfo(
         Severity.ERROR,

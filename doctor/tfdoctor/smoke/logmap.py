@@ -22,8 +22,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"compiled to use (?P<s>[A-Z0-9_. ]+?) instructions, but these aren't available",
         ),
         # bash "Illegal instruction (core dumped)", zsh "illegal hardware instruction", a bare line
+        # or the user quoting it: 'import tensorflow produces an "Illegal instruction" error'
         ("illegal-instruction", r"Illegal instruction \(core dumped\)|^Illegal instruction\s*$"
-                                r"|illegal hardware instruction|SIG(?:ILL|KILL) \(Illegal instruction\)"),
+                                r"|illegal hardware instruction|SIG(?:ILL|KILL) \(Illegal instruction\)"
+                                r"|[\"'“`]Illegal instruction[\"'”`]"),
         # Docker without an NVIDIA runtime for --gpus (NVIDIA/nvidia-docker#1034, #1243, #1591:
         # the NVIDIA Container Toolkit was missing)
         ("container-toolkit-missing", r"could not select device driver \"[^\"]*\" with capabilities: "
@@ -57,6 +59,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                                 r"|cannot import name '\w+' from 'keras\.(?:src\.)?engine"),
         # Code, not a log: a Keras 2 layer that Keras 3 (TF >= 2.16) refuses (CauseInfo.min_tf)
         ("tf-hub-keras3", r"\bhub\.KerasLayer\("),
+        # A pin of the [and-cuda] extra with no wheel for this Python (tensorrt==8.5.3.1 of TF 2.14.0
+        # on Python 3.11+: tensorflow/tensorflow#61986)
+        ("and-cuda-pin-unavailable", r"(?:No matching distribution found for|Could not find a version that "
+                                     r"satisfies the requirement) (?P<s>[\w.-]+[=<>!~]=?[^;\s]*);? extra == "
+                                     r"[\"']and-cuda[\"']"),
         ("no-matching-wheel", r"No matching distribution found for (?P<s>tensorflow[\w\[\]=<>.-]*)"
                               r"|Could not find a version that satisfies the requirement "
                               r"(?P<t>tensorflow[\w\[\]=<>.-]*)"),
@@ -67,10 +74,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("cudart-not-loaded", r"cudart_stub\.cc:\d+\] Could not find cuda drivers on your machine"),
         ("driver-missing", r"Could not find cuda drivers on your machine"),
         ("driver-not-running", r"kernel driver does not appear to be running on this host"),
+        # The forward-compatibility libcuda (cuda-compat) on a GPU that cannot use it (GeForce)
+        ("cuda-compat-unsupported", r"(?P<s>CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)"),
         (
             "driver-too-old",
-            r"(?P<s>CUDA_ERROR_(?:INSUFFICIENT_DRIVER|SYSTEM_DRIVER_MISMATCH|"
-            r"COMPAT_NOT_SUPPORTED_ON_DEVICE))|Possibly insufficient driver version"
+            r"(?P<s>CUDA_ERROR_(?:INSUFFICIENT_DRIVER|SYSTEM_DRIVER_MISMATCH))|Possibly insufficient driver version"
             r"|CUDA driver version is insufficient for CUDA runtime version",
         ),
         # WSL2 with Windows driver 555+ and a container runtime that does not map libnvdxgdmal.so.1

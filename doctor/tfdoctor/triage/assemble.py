@@ -249,7 +249,11 @@ def _toolkits(seen: _Seen, unknown: list[str], note: Any) -> tuple[ToolkitFacts,
     for ob in seen.each("toolkit.dir"):
         out.append(ToolkitFacts(path=str(ob.value), version=None, via="ticket"))
     if not out:
-        unknown.append("toolkits")
+        unknown.append("toolkits")  # a claim alone leaves nvcc worth asking for
+        claimed = seen.get("toolkit.claimed_version")
+        if claimed:
+            out.append(ToolkitFacts(path=None, version=str(claimed), via="claimed"))
+            note("toolkits", "toolkit.claimed_version")
     return tuple(out)
 
 

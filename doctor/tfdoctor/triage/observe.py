@@ -32,6 +32,7 @@ PATHS: dict[str, str] = {
     "host.kernel_log": "str: a kernel log line about the GPU (NVRM Xid, fallen off the bus, IOMMU/DMAR fault, module refused)",
     # CUDA toolkits (nvcc --version, paths)
     "toolkit.nvcc_version": "str: version nvcc prints ('release 11.8, V11.8.89' -> '11.8.89')",
+    "toolkit.claimed_version": "str: CUDA major.minor the user says is installed (issue template 'CUDA/cuDNN version', 'CUDA 12.4')",
     "toolkit.dir": "str: an installed toolkit directory, e.g. /usr/local/cuda-11.8",
     # TensorFlow
     "tensorflow.version": "str: TensorFlow version, e.g. '2.15.0'",

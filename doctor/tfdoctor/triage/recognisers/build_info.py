@@ -3,7 +3,8 @@
 build_info is a dict repr (one line, or pprint's one pair per line with long values wrapped onto
 the next). The version prints are read from the line after the call, or from
 "v2.3.0-54-gfcc4b966f1 2.3.1" (GIT_VERSION then VERSION). The issue template's "CUDA/cuDNN version"
-is what the user believes is installed, never what TensorFlow was built with, so it is not read.
+is what the user believes is installed, never what TensorFlow was built with: it is read as a
+claimed toolkit (toolkit.claimed_version), which tool output (nvcc, a directory) overrides.
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ _VERSION_CALLS = ("tf.__version__", "tensorflow.__version__", "tf.version.VERSIO
 _TEMPLATE = re.compile(
     r"[-*\s]*(?:\*\*)?(TensorFlow|Python) version(?: \([^)]{0,60}\))?(?:\*\*)?\s*:\s*(.*)", re.I
 )
-_HEADING = re.compile(r"#{2,4}\s*(TensorFlow|Python) version\s*", re.I)
+_HEADING = re.compile(r"#{2,4}\s*(TensorFlow|Python|CUDA/cuDNN) version\s*", re.I)
+_CUDA_TEMPLATE = re.compile(r"[-*\s]*(?:\*\*)?CUDA/cuDNN version(?:\*\*)?\s*:\s*(.*)", re.I)
+_CUDA_NAMED = re.compile(r"\bcuda[\s_-]*(?:toolkit\s*)?v?(\d{1,2}\.\d)", re.I)
+_CUDA_FIRST = re.compile(r"[\s`'\"*]*v?(\d{1,2}\.\d)(?![\d])")
 _LOOKAHEAD = 12
 
 
@@ -89,7 +93,19 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                 yield _obs("tensorflow.version", version, number)
 
 
+def claimed_cuda(value: str) -> str | None:
+    """The CUDA major.minor in a stated value: "11.0/8.0.4", "CUDA 11.2, cuDNN 8.1", "cuda_11.8"."""
+    m = _CUDA_NAMED.search(value) or _CUDA_FIRST.match(value)
+    return m.group(1) if m and 9 <= int(m.group(1).split(".")[0]) <= 13 else None
+
+
 def _version_line(lines: Sequence[str], number: int, t: str) -> Iterator[Observation]:
+    cuda = _CUDA_TEMPLATE.match(t)
+    if cuda:
+        claim = claimed_cuda(cuda.group(1))
+        if claim:
+            yield _obs("toolkit.claimed_version", claim, number)
+        return
     template = _TEMPLATE.match(t)
     if template:
         yield from _claimed(template.group(1).lower(), template.group(2), number)
@@ -97,6 +113,11 @@ def _version_line(lines: Sequence[str], number: int, t: str) -> Iterator[Observa
     heading = _HEADING.fullmatch(t)
     if heading:
         what = heading.group(1).lower()
+        if what == "cuda/cudnn":
+            found = _printed(lines, number, lambda v: len(v) < 60 and claimed_cuda(v) is not None)
+            if found:
+                yield _obs("toolkit.claimed_version", claimed_cuda(found[1]), found[0])
+            return
         accept = (lambda v: tf_version(v) is not None) if what == "tensorflow" else _PY_VERSION.fullmatch
         out = _printed(lines, number, lambda v: bool(accept(v)))
         if out:

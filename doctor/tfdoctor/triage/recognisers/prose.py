@@ -1,4 +1,5 @@
-"""What the user says in words: "TensorFlow 2.11", "numpy 1.20.1", "Windows 11", "Python 3.9", "WSL2".
+"""What the user says in words: "TensorFlow 2.11", "numpy 1.20.1", "Windows 11", "Python 3.9", "WSL2",
+"CUDA 12.4".
 
 Claims, not measurements: the assembler takes a fact from here only when no tool output in the
 ticket gives it. Each pattern needs a version-shaped token, so prose without one says nothing.
@@ -42,6 +43,11 @@ _GPU_WORDS = re.compile(r"\b(?:GPUs?|CUDA|cuDNN|NVIDIA)\b")
 # A program's own output, not the user's words: TensorFlow/XLA log lines ("gpu_device.cc:2251]"),
 # traceback frames. TensorFlow's log says "GPU" on machines that have none.
 _PROGRAM_LINE = re.compile(r"\.(?:cc|cpp|h|py):\d+\]|^\s*File \"")
+# "CUDA 12.4", "CUDA toolkit 11.8": the toolkit the user says is installed. Not nvidia-smi's "CUDA
+# Version: 12.2" (the driver's), nor a sentence quoting what some release requires.
+_CUDA = re.compile(r"\bCUDA(?:\s+toolkit)?\s*(?:==|=|v)?\s*(?P<v>(?:9|1[0-3])\.\d)(?![\d])", re.IGNORECASE)
+_NOT_INSTALLED = re.compile(r"Driver Version|NVIDIA-SMI|^\s*\||requir|need|support|compatib|recommend|"
+                            r"tested|built|compiled|\bfor CUDA|instead of", re.IGNORECASE)
 _AND_CUDA = re.compile(r"\btensorflow\[and-cuda\]", re.IGNORECASE)
 _CONDA = re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE)
 
@@ -82,6 +88,9 @@ def _claims(line: str) -> Iterator[tuple[str, object]]:
         yield "platform.distro", " ".join(p for p in (linux.group("d"), linux.group("v")) if p)
     if _MAC.search(line):
         yield "platform.system", "Darwin"
+    cuda = _CUDA.search(line)
+    if cuda and not _NOT_INSTALLED.search(line):
+        yield "toolkit.claimed_version", cuda.group("v")
     gpu = _GPU.search(line)
     if gpu:
         yield "intent.gpu", gpu.group("g")
