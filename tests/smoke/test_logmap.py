@@ -176,6 +176,10 @@ FIELD_LINES = [
     ('Attempting to import tensorflow produces an "Illegal instruction" error.',
      ("illegal-instruction", None)),
     ("the illegal instruction set of the GPU was discussed", None),
+    # github.com/tensorflow/tensorflow/issues/70394 (the user's words: a Keras 2 model under Keras 3)
+    ("Model works in tensorflow 2.15 perfectly but unable to import the model in tensorflow 2.16!",
+     ("keras3-incompatible", None)),
+    ("It works in TF 2.16 but not in TF 2.17", None),
     # github.com/bytedance/monolith/issues/14 and tensorflow/tensorflow#52883 (estimator 2.7 under TF 2.6)
     ("AttributeError: module 'tensorflow.tools.docs.doc_controls' has no attribute 'inheritable_header'",
      ("tf-internal-api-mismatch", "inheritable_header")),

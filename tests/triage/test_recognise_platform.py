@@ -119,3 +119,15 @@ def test_traceback_frames_name_keras2_packages():
     ]
     got = [(o.path, o.value) for o in observe_all(tf_log, lines) if o.path == "python.package"]
     assert got == [("python.package", ("deepface", "unknown"))]
+
+
+def test_import_lines_name_keras2_packages():
+    """The user's own `>> import gpflow` (github.com/GPflow/GPflow/issues/2106) says GPflow is
+    installed; an import of another package, or gpflow mentioned in prose, says nothing."""
+    from tfdoctor.triage.recognisers import tf_log
+    from triage_fixtures import observe_all
+
+    lines = [">> import gpflow", "In [3]: from tensorflow_hub import KerasLayer", "import requests",
+             "I read the gpflow docs before I import anything"]
+    got = [(o.line, o.value) for o in observe_all(tf_log, lines) if o.path == "python.package"]
+    assert got == [(1, ("gpflow", "unknown")), (2, ("tensorflow-hub", "unknown"))]

@@ -56,7 +56,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                                 r"|Only instances of `keras\.Layer` can be added to a Sequential model"
                                 r"|A KerasTensor cannot be used as input to a TensorFlow function"
                                 r"|No module named 'keras\.(?:src\.)?(?P<s>engine|legacy|preprocessing|wrappers)"
-                                r"|cannot import name '\w+' from 'keras\.(?:src\.)?engine"),
+                                r"|cannot import name '\w+' from 'keras\.(?:src\.)?engine"
+                                # the user's words: it worked up to 2.15 and breaks from 2.16 (Keras 3)
+                                r"|(?i:works?(?: \w+){0,2} (?:in|with|on|under) (?:tensorflow|tf) ?v?2\.1[0-5]"
+                                r"\b.{0,80}?(?:tensorflow|tf) ?v?2\.(?:1[6-9]|2\d)\b)"),
         # Code, not a log: a Keras 2 layer that Keras 3 (TF >= 2.16) refuses (CauseInfo.min_tf)
         ("tf-hub-keras3", r"\bhub\.KerasLayer\("),
         # A pin of the [and-cuda] extra with no wheel for this Python (tensorrt==8.5.3.1 of TF 2.14.0

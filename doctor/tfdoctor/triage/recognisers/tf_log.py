@@ -43,6 +43,9 @@ _WIN_PY = re.compile(r"\\Python(?P<v>3)(?P<m>\d{1,2})\\", re.IGNORECASE)
 # A traceback frame inside a package that needs Keras 2 under TF >= 2.16 (checks/packages.py
 # KERAS2_PACKAGES): installed, version not shown.
 _SITE_PACKAGE = re.compile(r"site-packages[/\\](?P<p>deepface|tensorflow_hub|gpflow)[/\\]", re.IGNORECASE)
+# ... or the user's own `import gpflow` (at a prompt, in a notebook cell): it is installed.
+_IMPORT_PACKAGE = re.compile(r"^\s*(?:>>>?\s*|In \[\d*\]:\s*|\$\s*python -c ['\"])?(?:import|from) "
+                             r"(?P<p>deepface|tensorflow_hub|gpflow)\b")
 _OPENED = re.compile(r"Successfully opened (?:dynamic|CUDA) library (?P<lib>lib\S+?\.so[.\d]*)")
 _LD_PATH = re.compile(r"dlerror: .*?; LD_LIBRARY_PATH: (?P<v>\S*)")
 
@@ -93,8 +96,8 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
             if py and not python_seen:
                 python_seen = True
                 yield Observation("python.version", f"{py.group('v')}.{py.group('m')}", number, NAME)
-        if "site-packages" in line:
-            frame = _SITE_PACKAGE.search(line)
+        if "site-packages" in line or "import" in line:
+            frame = _SITE_PACKAGE.search(line) or _IMPORT_PACKAGE.search(line)
             if frame:
                 name = frame.group("p").lower().replace("_", "-")
                 if name not in packages_seen:
