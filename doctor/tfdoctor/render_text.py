@@ -46,12 +46,17 @@ def target_line(report: Report) -> str:
 def summary_line(report: Report) -> str:
     f = report.facts
     tf = f.tensorflow
-    tf_text = f"TensorFlow {tf.version} ({', '.join(d.name for d in tf.distributions)})" if (
-        tf and tf.version) else "TensorFlow not installed"
+    dists = ", ".join(d.name for d in tf.distributions) if tf else ""
+    if tf and tf.version:
+        tf_text = f"TensorFlow {tf.version}" + (f" ({dists})" if dists else "")
+    elif tf or not f.known("tensorflow"):  # a ticket that does not say: unknown is not absent
+        tf_text = "TensorFlow version unknown"
+    else:
+        tf_text = "TensorFlow not installed"
     drv = f"driver {f.driver.driver_version}" if f.driver.driver_version else (
         f"NVIDIA driver not reachable ({f.driver.nvml_error})" if f.driver.nvml_error
         else "NVIDIA driver unknown")
-    gpus = f"{len(f.driver.gpus)} GPU(s)"
+    gpus = f"{len(f.driver.gpus)} GPU(s)" if f.known("driver.gpus") or f.driver.gpus else "GPUs unknown"
     return printable(f"{tf_text} | Python {f.python.version or '?'} | {drv} | {gpus}")
 
 

@@ -149,6 +149,15 @@ CASES = {
                      None),
     "gpus-fewer-than-expected": (change(H, env={"CUDA_VISIBLE_DEVICES": "0,1"}), None),
     # issue 10: the failures users report
+    # a ticket naming an RTX 5090 (no nvidia-smi): compute capability 12.0 from the model's name
+    "gpu-named-newer-than-tf": (replace(H, driver=replace(H.driver, gpus=()), unknown=("driver.gpus",),
+                                        provenance={"intent.gpu": "RTX 5090 (ticket prose, line 1)"}),
+                                None),
+    # a ticket from native Windows wanting the GPU, with no TensorFlow version in it
+    "tf-windows-native-gpu-unverified": (replace(change(H, platform={"system": "Windows"}), tensorflow=None,
+                                                 unknown=("tensorflow",),
+                                                 provenance={"intent.gpu": "GPU (ticket prose, line 1)"}),
+                                         None),
     "host-gpu-fault": (replace(H, host=HostFacts(kernel_log=(
         "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.",))), "host-gpu-fault"),
     "host-iommu-faults": (replace(H, host=HostFacts(kernel_log=("DMAR: DRHD: handling fault status reg 2",))),

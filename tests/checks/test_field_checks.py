@@ -281,3 +281,29 @@ def test_unread_inputs_are_never_passed() -> None:
                              "wsl_driver_libs": ("libcuda.so.1",)})
     outcome = {o.check: o for o in judge(facts).outcomes}
     assert outcome["wsl-container-runtime"].status.value == "could-not-check"
+
+
+def test_blackwell_named_in_a_ticket() -> None:
+    """A ticket with no nvidia-smi that names an RTX 50xx (tensorflow/tensorflow#90291): compute
+    capability 12.0, PTX only in the wheel; a warning, so a log's library failure still leads."""
+    ticket = replace(healthy(), tensorflow=old_tf("2.18.0", "12.5"),
+                     driver=replace(healthy().driver, gpus=()), unknown=("driver.gpus",),
+                     provenance={"intent.gpu": "5070TI (ticket prose, line 3)"})
+    ticket = replace(ticket, tensorflow=replace(ticket.tensorflow, compute_capabilities=(
+        "sm_60", "sm_70", "sm_80", "sm_89", "compute_90")))
+    assert "gpu-named-newer-than-tf" in ids(judge(ticket))
+    older = replace(ticket, provenance={"intent.gpu": "RTX 4090 (ticket prose, line 3)"})
+    assert "gpu-named-newer-than-tf" not in ids(judge(older))
+    listed = replace(ticket, unknown=())  # nvidia-smi in the ticket: gpu-compute-capability decides
+    assert "gpu-named-newer-than-tf" not in ids(judge(listed))
+
+
+def test_windows_without_a_tensorflow_version() -> None:
+    """Native Windows, a GPU wanted, no TensorFlow version shown (DeepLabCut/DeepLabCut#2081): the
+    2.11+ loss of GPU support is named as unverified; WSL, or a known version, leave it to tf-gpu-build."""
+    words = replace(change(healthy(), platform={"system": "Windows"}), tensorflow=None,
+                    unknown=("tensorflow",), provenance={"intent.gpu": "GPU (ticket prose, line 1)"})
+    assert "tf-windows-native-gpu-unverified" in ids(judge(words))
+    assert "tf-windows-native-gpu-unverified" not in ids(judge(change(words, platform={"is_wsl": True})))
+    known = change(healthy(), platform={"system": "Windows"})
+    assert "tf-windows-native-gpu-unverified" not in ids(judge(known))

@@ -176,6 +176,11 @@ FIELD_LINES = [
     ('Attempting to import tensorflow produces an "Illegal instruction" error.',
      ("illegal-instruction", None)),
     ("the illegal instruction set of the GPU was discussed", None),
+    # github.com/aws/sagemaker-distribution/issues/438 (the user's words about `conda list`)
+    ("4. running `$conda list | grep tensorflow` will show cpu build is installed",
+     ("cpu-build-installed", None)),
+    ("the CPU version is installed fine but I want the GPU", ("cpu-build-installed", None)),
+    ("a cpu fallback was used by the build system", None),
     # github.com/tensorflow/tensorflow/issues/70394 (the user's words: a Keras 2 model under Keras 3)
     ("Model works in tensorflow 2.15 perfectly but unable to import the model in tensorflow 2.16!",
      ("keras3-incompatible", None)),

@@ -131,3 +131,16 @@ def test_import_lines_name_keras2_packages():
              "I read the gpflow docs before I import anything"]
     got = [(o.line, o.value) for o in observe_all(tf_log, lines) if o.path == "python.package"]
     assert got == [(1, ("gpflow", "unknown")), (2, ("tensorflow-hub", "unknown"))]
+
+
+def test_gpu_model_claims():
+    """A bare GeForce number on a line about the GPU is its model ("GPU model and memory: 5070TI",
+    tensorflow/tensorflow#90291), and a model named later wins over an earlier bare "CUDA"/"GPU"."""
+    from tfdoctor.triage.recognisers import prose
+    from triage_fixtures import observe_all
+
+    lines = ["CUDA/cuDNN version: 12.8", "GPU model and memory: 5070TI", "It listens on port 5090"]
+    got = [(o.line, o.value) for o in observe_all(prose, lines) if o.path == "intent.gpu"]
+    assert got == [(2, "5070TI")]
+    assert [o.value for o in observe_all(prose, ["my GPU is not used"]) if o.path == "intent.gpu"] == ["GPU"]
+    assert [o for o in observe_all(prose, ["It listens on port 5090"]) if o.path == "intent.gpu"] == []

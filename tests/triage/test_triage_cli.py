@@ -233,3 +233,14 @@ def test_asks_confirm_the_pointed_finding_first() -> None:
                              "TensorFlow version: tf 2.19.0"])
     asks = [a.command for a in build_report(facts).ask_for]
     assert asks[0].startswith("sudo dmesg") and asks[1] == "nvidia-smi"
+
+
+def test_summary_line_says_unknown_not_absent() -> None:
+    """A ticket that names no TensorFlow and shows no nvidia-smi: the summary line says the
+    version and the GPUs are unknown (it said "TensorFlow not installed | ... | 0 GPU(s)")."""
+    out = run("triage", "-", stdin=b"Windows 10, conda env, training runs on the CPU, not the GPU.\n")
+    line = next(x for x in out.stdout.decode().splitlines() if "| Python" in x)
+    assert line.startswith("TensorFlow version unknown |") and line.endswith("| GPUs unknown"), line
+    out = run("triage", "-", stdin=b"TensorFlow 2.13.1 on Ubuntu 20.04, the GPU is not used.\n")
+    line = next(x for x in out.stdout.decode().splitlines() if "| Python" in x)
+    assert line.startswith("TensorFlow 2.13.1 |"), line  # no "()" for distributions not shown

@@ -45,6 +45,43 @@ def _gpu(g: GpuFacts) -> dict[str, str]:
     return {"gpu.index": str(g.index), "gpu.name": g.name or "unknown"}
 
 
+NAMED_CC = (
+    (re.compile(r"\b(?:RTX\s?)?50[5-9]0(?:\s?Ti|TI)?\b|RTX PRO \d{4}\w* Blackwell", re.IGNORECASE), "12.0"),
+    (re.compile(r"\bG?B[12]00\b"), "10.0"),
+)
+"""GPU models a ticket may name without nvidia-smi, whose compute capability is newer than every
+released wheel's binaries: Blackwell (GeForce RTX 50 series and RTX PRO Blackwell 12.0, B100 /
+B200 / GB200 10.0; NVIDIA's CUDA GPUs table, checked 2026-11-24)."""
+
+
+@check("gpu-named-in-ticket", "The GPU a ticket names has kernels in this TensorFlow", "gpu",
+       emits=("gpu-named-newer-than-tf",), needs="tensorflow", reads=("tensorflow", "tensorflow.build"))
+def gpu_named_in_ticket(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """Without a GPU list (a ticket with no nvidia-smi), a GPU model named in the user's words:
+    for a Blackwell GPU the wheel has only PTX, whose JIT is known to fail there. Where the GPUs
+    are known, gpu-compute-capability judges them instead."""
+    tf = facts.tensorflow
+    named = facts.provenance.get("intent.gpu") or ""
+    cc = next((cc for pattern, cc in NAMED_CC if pattern.search(named)), None)
+    if facts.known("driver.gpus") or cc is None or tf is None or tf.is_cuda_build is False \
+            or not tf.compute_capabilities:
+        raise NotApplicable
+    if compat.has_kernels_for(tf.compute_capabilities, cc) == "sass":
+        return
+    newest = compat.newest_tf()
+    yield Finding(
+        "gpu-named-newer-than-tf", Severity.WARNING,  # inferred from a name: a log outranks it
+        f"The ticket names a {named.split(' (')[0]} (compute capability {cc}, Blackwell): TensorFlow "
+        f"{tf.version} has no binaries for it, and its PTX fallback is known to fail with "
+        "CUDA_ERROR_INVALID_PTX on this generation.",
+        {"gpu": named, "gpu.compute_capability": f"{cc} (from the model's name)",
+         "tensorflow.compute_capabilities": ", ".join(tf.compute_capabilities),
+         "tensorflow.version": tf.version or "?"},
+        hint=f"No released TensorFlow has kernels for it; use the newest ({newest}) and a current "
+             "driver, try tf-nightly or NVIDIA's TensorFlow container, or build from source.",
+        links=(TF_SOURCE,))
+
+
 @check("gpu-compute-capability", "TensorFlow has kernels for each GPU", "gpu",
        emits=("gpu-too-old-for-tf", "gpu-ptx-jit-only", "gpu-newer-than-tf"), needs="tensorflow",
        reads=("driver.gpus", "tensorflow", "tensorflow.build"),

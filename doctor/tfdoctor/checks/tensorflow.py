@@ -131,6 +131,26 @@ def tf_gpu_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         links=(TF_INSTALL,))
 
 
+@check("tf-windows-native", "The TensorFlow on native Windows can use a GPU", "tensorflow",
+       emits=("tf-windows-native-gpu-unverified",), reads=("platform.system",))
+def tf_windows_native(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """A ticket from native Windows that wants the GPU but does not say which TensorFlow: what
+    pip installs there (2.11 and newer) has no GPU support, the commonest cause by far. Where the
+    TensorFlow is known, tf-gpu-build decides instead."""
+    if (facts.platform.system or "").lower() != "windows" or facts.platform.is_wsl:
+        raise NotApplicable
+    if facts.known("tensorflow") or not (wants_gpu(facts) or wants_gpu_signs(facts)):
+        raise NotApplicable("the TensorFlow version is known (tf-gpu-build judges it) or no GPU is wanted")
+    yield Finding(
+        "tf-windows-native-gpu-unverified", Severity.WARNING,
+        "On native Windows only TensorFlow 2.10 or older can use the GPU, and the TensorFlow here is "
+        "not shown: a current pip or conda install (2.11 and newer) runs on the CPU only.",
+        {"platform.system": facts.platform.system or "", "tensorflow.version": "unknown"},
+        hint="Check `python -c \"import tensorflow as tf; print(tf.__version__)\"`; for the GPU use "
+             "WSL2 with tensorflow[and-cuda], or install \"tensorflow<2.11\" with CUDA 11.2 and cuDNN 8.1.",
+        links=("https://www.tensorflow.org/install/pip#windows-native",))
+
+
 @check("tf-python-version", "Python version supported by this TensorFlow", "tensorflow",
        emits=("tf-python-unsupported",), needs="tensorflow", reads=("tensorflow", "python.version"))
 def tf_python_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:

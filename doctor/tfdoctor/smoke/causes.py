@@ -260,6 +260,14 @@ CAUSES: dict[str, CauseInfo] = {
         "(--extra-index-url https://pypi.nvidia.com).",
         "https://github.com/tensorflow/tensorflow/issues/61986",
     ),
+    "cpu-build-installed": CauseInfo(
+        Severity.ERROR,
+        "The TensorFlow installed is a CPU-only build (as the ticket says), so it cannot use the GPU.",
+        "Replace it with a GPU build: pip install 'tensorflow[and-cuda]' (Linux, WSL2), or conda's "
+        "CUDA build of tensorflow (a build string with 'cuda', not 'cpu').",
+        TF_PIP,
+        True,
+    ),
     "no-matching-wheel": CauseInfo(
         Severity.ERROR,
         "pip found no TensorFlow wheel for this Python version or platform.",

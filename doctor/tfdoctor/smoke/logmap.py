@@ -67,6 +67,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("and-cuda-pin-unavailable", r"(?:No matching distribution found for|Could not find a version that "
                                      r"satisfies the requirement) (?P<s>[\w.-]+[=<>!~]=?[^;\s]*);? extra == "
                                      r"[\"']and-cuda[\"']"),
+        # the user's words: "conda list | grep tensorflow will show cpu build is installed"
+        ("cpu-build-installed", r"(?i:\bcpu[- ](?:only )?(?:build|version|variant)s? (?:of tensorflow )?"
+                                r"(?:is|was|are|were|gets|got|being) (?:installed|pulled|picked))"),
         ("no-matching-wheel", r"No matching distribution found for (?P<s>tensorflow[\w\[\]=<>.-]*)"
                               r"|Could not find a version that satisfies the requirement "
                               r"(?P<t>tensorflow[\w\[\]=<>.-]*)"),

@@ -39,6 +39,8 @@ _GPU = re.compile(
     r"\b(?P<g>(?:GeForce |NVIDIA |Quadro )?(?:RTX|GTX|Tesla|Titan|Quadro)\s?[A-Z]?\d{3,4}[A-Za-z]*"
     r"(?: Ti| SUPER)?|(?:NVIDIA )?(?:A100|H100|H200|V100|P100|T4|L4|L40S?|A10G?|A6000|K80)\b)"
 )
+# "GPU model and memory: 5070TI": a GeForce model without its RTX, on a line about the GPU
+_BARE_MODEL = re.compile(r"(?<![\w.])(?P<g>(?:20|30|40|50)[5-9]0(?:\s?Ti|TI| SUPER)?)(?![\w.])")
 _GPU_WORDS = re.compile(r"\b(?:GPUs?|CUDA|cuDNN|NVIDIA)\b")
 # A program's own output, not the user's words: TensorFlow/XLA log lines ("gpu_device.cc:2251]"),
 # traceback frames. TensorFlow's log says "GPU" on machines that have none.
@@ -53,16 +55,23 @@ _CONDA = re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\ban
 
 
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
-    """The first claim of each kind (of each package, for package versions)."""
+    """The first claim of each kind (of each package, for package versions); a GPU's model
+    wins over an earlier bare "GPU"."""
     done: set[str] = set()
+    generic: Observation | None = None
     for number, line in numbered(lines):
         if not line or len(line) > 2000 or _PROGRAM_LINE.search(line):
             continue
         for path, value in _claims(line):
+            if path == "intent.gpu" and value == "GPU":
+                generic = generic or Observation(path, value, number, NAME)
+                continue
             kind = f"{path}:{value[0]}" if isinstance(value, tuple) else path  # a package: per name
             if kind not in done:
                 done.add(kind)
                 yield Observation(path, value, number, NAME)
+    if generic is not None and "intent.gpu" not in done:
+        yield generic
 
 
 def _claims(line: str) -> Iterator[tuple[str, object]]:
@@ -91,7 +100,7 @@ def _claims(line: str) -> Iterator[tuple[str, object]]:
     cuda = _CUDA.search(line)
     if cuda and not _NOT_INSTALLED.search(line):
         yield "toolkit.claimed_version", cuda.group("v")
-    gpu = _GPU.search(line)
+    gpu = _GPU.search(line) or (_BARE_MODEL.search(line) if _GPU_WORDS.search(line) else None)
     if gpu:
         yield "intent.gpu", gpu.group("g")
     elif _GPU_WORDS.search(line):
