@@ -61,6 +61,7 @@ EVIDENCE: dict[str, tuple[str, ...]] = {
     "tf-log-keras-tf-mismatch": _PACKAGES, "tf-log-numpy2-abi": _PACKAGES, "tf-log-protobuf-descriptors": _PACKAGES,
     "tf-log-tf-internal-api-mismatch": _PACKAGES, "tf-log-ml-dtypes-mismatch": _PACKAGES,
     "tf-log-no-matching-wheel": ("platform.system", "python.version", "python.packages"),
+    "tf-aarch64-pypi-no-cuda": ("tensorflow.build", "python.packages", "platform.machine"),
     "tf-log-cuda-compat-unsupported": ("libraries", "env", "driver"),
     "tf-log-and-cuda-pin-unavailable": ("python.version", "platform.system", "python.packages"),
     "tf-log-python-exception": ("python.packages", "tensorflow.build"), "tf-log-tf-addon-mismatch": _PACKAGES,

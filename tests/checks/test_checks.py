@@ -153,6 +153,9 @@ CASES = {
     "gpu-named-newer-than-tf": (replace(H, driver=replace(H.driver, gpus=()), unknown=("driver.gpus",),
                                         provenance={"intent.gpu": "RTX 5090 (ticket prose, line 1)"}),
                                 None),
+    # a ticket from a Jetson (aarch64) with PyPI's TensorFlow, its build not shown
+    "tf-aarch64-pypi-no-cuda": (change(H, platform={"machine": "aarch64"},
+                                       tensorflow=_tf(version="2.16.1", is_cuda_build=None)), None),
     # a ticket from native Windows wanting the GPU, with no TensorFlow version in it
     "tf-windows-native-gpu-unverified": (replace(change(H, platform={"system": "Windows"}), tensorflow=None,
                                                  unknown=("tensorflow",),

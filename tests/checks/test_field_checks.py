@@ -307,3 +307,17 @@ def test_windows_without_a_tensorflow_version() -> None:
     assert "tf-windows-native-gpu-unverified" not in ids(judge(change(words, platform={"is_wsl": True})))
     known = change(healthy(), platform={"system": "Windows"})
     assert "tf-windows-native-gpu-unverified" not in ids(judge(known))
+
+
+def test_pypi_tensorflow_on_arm() -> None:
+    """A Jetson ticket with PyPI's TensorFlow 2.16.1 and its build not shown (serengil/deepface#1159):
+    PyPI's aarch64 wheels have no CUDA (tensorflow/tensorflow#121157). NVIDIA's '+nv' builds, x86_64,
+    or a build known either way (tf-gpu-build judges it) say nothing here."""
+    arm = change(healthy(), platform={"machine": "aarch64"},
+                 tensorflow=replace(old_tf("2.16.1", "12.3"), is_cuda_build=None))
+    assert "tf-aarch64-pypi-no-cuda" in ids(judge(arm))
+    nv = change(arm, tensorflow=replace(arm.tensorflow, version="2.16.0+nv24.08"))
+    assert "tf-aarch64-pypi-no-cuda" not in ids(judge(nv))
+    assert "tf-aarch64-pypi-no-cuda" not in ids(judge(change(arm, platform={"machine": "x86_64"})))
+    known = change(arm, tensorflow=replace(arm.tensorflow, is_cuda_build=True))
+    assert "tf-aarch64-pypi-no-cuda" not in ids(judge(known))

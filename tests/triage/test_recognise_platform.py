@@ -144,3 +144,14 @@ def test_gpu_model_claims():
     assert got == [(2, "5070TI")]
     assert [o.value for o in observe_all(prose, ["my GPU is not used"]) if o.path == "intent.gpu"] == ["GPU"]
     assert [o for o in observe_all(prose, ["It listens on port 5090"]) if o.path == "intent.gpu"] == []
+
+
+def test_jetson_words_mean_arm_with_a_gpu():
+    """'jtop reports no gpu usage' (serengil/deepface#1159): jtop runs only on Jetson, an aarch64
+    board with an integrated GPU."""
+    from tfdoctor.triage.recognisers import prose
+    from triage_fixtures import observe_all
+
+    got = {(o.path, o.value) for o in observe_all(prose, ["jtop reports no gpu usage."])}
+    assert {("platform.machine", "aarch64"), ("intent.gpu", "Jetson")} <= got
+    assert not [o for o in observe_all(prose, ["my laptop has a GPU"]) if o.path == "platform.machine"]

@@ -151,6 +151,33 @@ def tf_windows_native(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         links=("https://www.tensorflow.org/install/pip#windows-native",))
 
 
+AARCH64_NO_CUDA = "https://github.com/tensorflow/tensorflow/issues/121157"
+
+
+@check("tf-aarch64-build", "The TensorFlow on an Arm machine is a CUDA build", "tensorflow",
+       emits=("tf-aarch64-pypi-no-cuda",), needs="tensorflow", reads=("tensorflow", "platform.machine"))
+def tf_aarch64_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """PyPI's TensorFlow for Linux aarch64 (Jetson, Grace) is built without CUDA
+    (tensorflow/tensorflow#121157, checked 2026-11-24); NVIDIA's builds carry "+nv" in their
+    version. A live run reads the build itself (tf-gpu-build); this is for a ticket that does not."""
+    tf = facts.tensorflow
+    machine = (facts.platform.machine or "").lower()
+    if tf is None or machine not in ("aarch64", "arm64") or (facts.platform.system or "Linux") != "Linux":
+        raise NotApplicable
+    if tf.is_cuda_build is not None or "+nv" in (tf.version or "") or not (wants_gpu(facts)
+                                                                          or wants_gpu_signs(facts)):
+        raise NotApplicable("the build is known (tf-gpu-build judges it), NVIDIA's, or no GPU is wanted")
+    yield Finding(
+        "tf-aarch64-pypi-no-cuda", Severity.WARNING,
+        f"On Arm (aarch64) the TensorFlow {tf.version or ''} that pip installs from PyPI is built "
+        "without CUDA, so it cannot use the GPU; only NVIDIA's builds (versions with '+nv', JetPack "
+        "wheels, NGC containers) can.",
+        {"platform.machine": facts.platform.machine or "", "tensorflow.version": tf.version or "unknown"},
+        hint="Check tf.test.is_built_with_cuda(); on Jetson install NVIDIA's TensorFlow for your JetPack, "
+             "elsewhere use NVIDIA's TensorFlow container.",
+        links=(AARCH64_NO_CUDA,))
+
+
 @check("tf-python-version", "Python version supported by this TensorFlow", "tensorflow",
        emits=("tf-python-unsupported",), needs="tensorflow", reads=("tensorflow", "python.version"))
 def tf_python_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:

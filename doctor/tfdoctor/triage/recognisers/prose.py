@@ -50,6 +50,8 @@ _PROGRAM_LINE = re.compile(r"\.(?:cc|cpp|h|py):\d+\]|^\s*File \"")
 _CUDA = re.compile(r"\bCUDA(?:\s+toolkit)?\s*(?:==|=|v)?\s*(?P<v>(?:9|1[0-3])\.\d)(?![\d])", re.IGNORECASE)
 _NOT_INSTALLED = re.compile(r"Driver Version|NVIDIA-SMI|^\s*\||requir|need|support|compatib|recommend|"
                             r"tested|built|compiled|\bfor CUDA|instead of", re.IGNORECASE)
+# An NVIDIA Jetson (an Arm board with an integrated GPU): by name or by its own tools
+_JETSON = re.compile(r"\b(?:Jetson|JetPack|jtop|L4T|Tegra)\b", re.IGNORECASE)
 _AND_CUDA = re.compile(r"\btensorflow\[and-cuda\]", re.IGNORECASE)
 _CONDA = re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE)
 
@@ -105,6 +107,10 @@ def _claims(line: str) -> Iterator[tuple[str, object]]:
         yield "intent.gpu", gpu.group("g")
     elif _GPU_WORDS.search(line):
         yield "intent.gpu", "GPU"
+    if _JETSON.search(line):
+        yield "platform.machine", "aarch64"
+        yield "platform.system", "Linux"
+        yield "intent.gpu", "Jetson"
     if _AND_CUDA.search(line):
         yield "intent.and_cuda", True
     if _CONDA.search(line):
