@@ -181,6 +181,22 @@ FIELD_LINES = [
      ("cpu-build-installed", None)),
     ("the CPU version is installed fine but I want the GPU", ("cpu-build-installed", None)),
     ("a cpu fallback was used by the build system", None),
+    # github.com/tensorflow/tensorflow/issues/62412 (tensorflow/build#221: cuDNN 8.9 in the 2.18 image)
+    ("For me works fine for `2.17.0-gpu` but breaks on `2.18.0-gpu`: "
+     "docker run tensorflow/tensorflow:2.18.0-gpu", ("docker-image-cudnn8", "2.18.0-gpu")),
+    ("docker pull tensorflow/tensorflow:2.17.0-gpu", None),
+    # github.com/tensorflow/tensorflow/issues/57162 (TF 2.9.1)
+    ("tensorflow.python.framework.errors_impl.UnknownError: JIT compilation failed. [Op:FloorMod]",
+     ("jit-compilation-failed", "FloorMod")),
+    # github.com/tensorflow/tensorflow/issues/48869 (TF 2.5, TF_GPU_ALLOCATOR=cuda_malloc_async)
+    ("Error in py_call_impl(callable, dots$args, dots$keywords) : InternalError: No allocator statistics",
+     ("allocator-stats-missing", None)),
+    # github.com/horovod/horovod/issues/3383
+    ("mpi_lib.cpython-38-x86_64-linux-gnu.so: undefined symbol: cudaGetDriverEntryPoint, "
+     "version libcudart.so.11.0", ("cudart-symbol-missing", "cudaGetDriverEntryPoint")),
+    # github.com/GoogleCloudPlatform/gcsfuse/pull/1557 (an image's CUDA newer than the host driver)
+    ("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.8, please update your driver "
+     "to a newer version, or use an earlier cuda container: unknown.", ("driver-too-old", "cuda>=11.8")),
     # github.com/tensorflow/tensorflow/issues/70394 (the user's words: a Keras 2 model under Keras 3)
     ("Model works in tensorflow 2.15 perfectly but unable to import the model in tensorflow 2.16!",
      ("keras3-incompatible", None)),

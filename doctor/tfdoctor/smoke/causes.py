@@ -357,6 +357,38 @@ CAUSES: dict[str, CauseInfo] = {
         "containing nvvm/libdevice>.",
         XLA_GPU,
     ),
+    "docker-image-cudnn8": CauseInfo(
+        Severity.ERROR,
+        "The official TensorFlow 2.18 / 2.19 GPU images ship cuDNN 8.9, but the TensorFlow in them "
+        "loads cuDNN 9 (libcudnn.so.9): it cannot open it and registers no GPU.",
+        "In the image: apt-get install cudnn9-cuda-12, or pip install 'tensorflow[and-cuda]' of the "
+        "same version; or use tensorflow/tensorflow:2.17.0-gpu.",
+        "https://github.com/tensorflow/build/issues/221",
+        True,
+    ),
+    "jit-compilation-failed": CauseInfo(
+        Severity.ERROR,
+        "TensorFlow could not JIT-compile a GPU kernel: it usually cannot find ptxas or libdevice "
+        "(the CUDA data directory).",
+        "pip install {nvcc_wheel}, or set XLA_FLAGS=--xla_gpu_cuda_data_dir=<the CUDA directory that "
+        "holds bin/ptxas and nvvm/libdevice>.",
+        XLA_GPU,
+    ),
+    "allocator-stats-missing": CauseInfo(
+        Severity.ERROR,
+        "TF_GPU_ALLOCATOR=cuda_malloc_async is set, and this TensorFlow's asynchronous allocator keeps "
+        "no statistics (TensorFlow 2.5): device creation, training and model loading fail.",
+        "Unset TF_GPU_ALLOCATOR, or upgrade TensorFlow (2.6 and newer fix the allocator).",
+        "https://github.com/tensorflow/tensorflow/issues/48545",
+    ),
+    "cudart-symbol-missing": CauseInfo(
+        Severity.ERROR,
+        "A library built against a newer CUDA runtime loads an older libcudart that lacks the "
+        "function it needs: two CUDA versions are mixed in this environment.",
+        "Make the libcudart that loads first (LD_LIBRARY_PATH, the pip nvidia wheels, the toolkit) "
+        "the CUDA version the failing library was built with, or rebuild that library against it.",
+        TF_PIP,
+    ),
     "ptxas-missing": CauseInfo(
         Severity.WARNING,
         "XLA could not find ptxas and falls back to the driver for PTX compilation.",

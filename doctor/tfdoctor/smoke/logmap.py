@@ -85,6 +85,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "driver-too-old",
             r"(?P<s>CUDA_ERROR_(?:INSUFFICIENT_DRIVER|SYSTEM_DRIVER_MISMATCH))|Possibly insufficient driver version"
+            # the NVIDIA container runtime refusing an image's CUDA (GoogleCloudPlatform/gcsfuse#1557)
+            r"|nvidia-container-cli: requirement error: unsatisfied condition: (?P<t>cuda>=[\d.]+)"
             r"|CUDA driver version is insufficient for CUDA runtime version",
         ),
         # WSL2 with Windows driver 555+ and a container runtime that does not map libnvdxgdmal.so.1
@@ -135,6 +137,16 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                           # newer XLA (github.com/wutzebaer/tensorflow-5090/issues/3, TF 2.20)
                           r"|No PTX compilation provider is available"),
         ("ptxas-too-old", r"You are using ptxas (?P<s>\S+), which is older than"),
+        # The official GPU images of 2.18 and 2.19 ship cuDNN 8.9 for a TensorFlow that loads cuDNN 9
+        # (tensorflow/build#221, tensorflow/tensorflow#62412, #81344, checked 2026-11-24)
+        ("docker-image-cudnn8", r"tensorflow/tensorflow:(?P<s>2\.(?:18|19)(?:\.\d+)?-gpu(?:-jupyter)?)\b"),
+        # TF 2.9's error when the GPU kernel JIT cannot find ptxas or libdevice (tensorflow/tensorflow#57162:
+        # fixed by XLA_FLAGS=--xla_gpu_cuda_data_dir)
+        ("jit-compilation-failed", r"JIT compilation failed\.?(?: \[Op:(?P<s>\w+)\])?"),
+        # TF_GPU_ALLOCATOR=cuda_malloc_async in TF 2.5 (tensorflow/tensorflow#48869, #48545)
+        ("allocator-stats-missing", r"No allocator statistics"),
+        # an extension built against a newer CUDA runtime than the libcudart that loads (horovod#3383)
+        ("cudart-symbol-missing", r"undefined symbol: (?P<s>cuda\w+), version libcudart\.so"),
         (
             "ptxas-failed",
             r"Failed to compile generated PTX with ptxas|ptxas fatal|"
