@@ -292,6 +292,8 @@ def test_blackwell_named_in_a_ticket() -> None:
     ticket = replace(ticket, tensorflow=replace(ticket.tensorflow, compute_capabilities=(
         "sm_60", "sm_70", "sm_80", "sm_89", "compute_90")))
     assert "gpu-named-newer-than-tf" in ids(judge(ticket))
+    for name in ("NVIDIA B200", "RTX PRO 6000 Blackwell"):
+        assert "gpu-named-newer-than-tf" in ids(judge(replace(ticket, provenance={"intent.gpu": name})))
     older = replace(ticket, provenance={"intent.gpu": "RTX 4090 (ticket prose, line 3)"})
     assert "gpu-named-newer-than-tf" not in ids(judge(older))
     listed = replace(ticket, unknown=())  # nvidia-smi in the ticket: gpu-compute-capability decides

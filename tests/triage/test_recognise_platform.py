@@ -144,6 +144,9 @@ def test_gpu_model_claims():
     assert got == [(2, "5070TI")]
     assert [o.value for o in observe_all(prose, ["my GPU is not used"]) if o.path == "intent.gpu"] == ["GPU"]
     assert [o for o in observe_all(prose, ["It listens on port 5090"]) if o.path == "intent.gpu"] == []
+    named = [o.value for o in observe_all(prose, ["8x NVIDIA B200 nodes", "an RTX PRO 6000 Blackwell"])
+             if o.path == "intent.gpu"]
+    assert named == ["NVIDIA B200"]  # the first model named
 
 
 def test_jetson_words_mean_arm_with_a_gpu():

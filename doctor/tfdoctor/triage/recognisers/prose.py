@@ -37,7 +37,8 @@ _LINUX = re.compile(
 _MAC = re.compile(r"\bmacOS\b|\bMac ?OS X\b|\bApple (?:M1|M2|M3|Silicon)\b", re.IGNORECASE)
 _GPU = re.compile(
     r"\b(?P<g>(?:GeForce |NVIDIA |Quadro )?(?:RTX|GTX|Tesla|Titan|Quadro)\s?[A-Z]?\d{3,4}[A-Za-z]*"
-    r"(?: Ti| SUPER)?|(?:NVIDIA )?(?:A100|H100|H200|V100|P100|T4|L4|L40S?|A10G?|A6000|K80)\b)"
+    r"(?: Ti| SUPER)?|(?:NVIDIA )?RTX PRO \d{4}(?: Blackwell)?"
+    r"|(?:NVIDIA )?(?:A100|H100|H200|V100|P100|T4|L4|L40S?|A10G?|A6000|K80|G?B[12]00)\b)"
 )
 # "GPU model and memory: 5070TI": a GeForce model without its RTX, on a line about the GPU
 _BARE_MODEL = re.compile(r"(?<![\w.])(?P<g>(?:20|30|40|50)[5-9]0(?:\s?Ti|TI| SUPER)?)(?![\w.])")
