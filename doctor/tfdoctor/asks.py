@@ -61,6 +61,7 @@ EVIDENCE: dict[str, tuple[str, ...]] = {
     "tf-log-keras-tf-mismatch": _PACKAGES, "tf-log-numpy2-abi": _PACKAGES, "tf-log-protobuf-descriptors": _PACKAGES,
     "tf-log-tf-internal-api-mismatch": _PACKAGES, "tf-log-ml-dtypes-mismatch": _PACKAGES,
     "tf-log-no-matching-wheel": ("platform.system", "python.version", "python.packages"),
+    "tf-log-ptx-jit-startup-delay": ("driver", "tensorflow.build"),
     "tf-log-docker-image-cudnn8": ("libraries",),
     "tf-log-jit-compilation-failed": ("toolkits", "python.packages", "xla"),
     "tf-log-allocator-stats-missing": ("env", "tensorflow.build"),

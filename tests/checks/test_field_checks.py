@@ -222,6 +222,8 @@ def test_release_that_misses_its_pip_libraries_only_where_libraries_were_not_pro
     assert "tf-release-misses-pip-cuda-libs" not in ids(judge(replace(words, provenance={})))
     listed = replace(words, unknown=("libraries",))  # a pip list without nvidia wheels: not this
     assert "tf-release-misses-pip-cuda-libs" not in ids(judge(listed))
+    system = replace(words, toolkits=(ToolkitFacts(None, "12.3.107", via="ticket"),))  # nvcc shown
+    assert "tf-release-misses-pip-cuda-libs" not in ids(judge(system))
 
 
 def test_toolkit_sonames_not_minor_versions() -> None:

@@ -185,6 +185,16 @@ FIELD_LINES = [
     ("For me works fine for `2.17.0-gpu` but breaks on `2.18.0-gpu`: "
      "docker run tensorflow/tensorflow:2.18.0-gpu", ("docker-image-cudnn8", "2.18.0-gpu")),
     ("docker pull tensorflow/tensorflow:2.17.0-gpu", None),
+    # github.com/emgucv/emgutf/issues/71 (an RTX A4000 with TF 2.6's binaries: PTX JIT at each start)
+    ("when we try to perform inference, we see a first-time delay of 90-120 seconds when we create "
+     "the session.", ("ptx-jit-startup-delay", None)),
+    # reconstructed, not captured: the same complaint in other words
+    ("Training takes 20 minutes to start on the new RTX 3090", ("ptx-jit-startup-delay", None)),
+    ("each epoch takes 20 minutes on the CPU", None),
+    # github.com/tensorflow/tensorflow/issues/59016 (the 2.11 Windows GPU archive does not exist)
+    ("<Details>No such object: tensorflow/libtensorflow/libtensorflow-gpu-windows-x86_64-2.11.0.zip"
+     "</Details>", ("windows-gpu-build-missing", "2.11.0")),
+    ("curl -O https://storage.googleapis.com/libtensorflow-gpu-windows-x86_64-2.10.0.zip", None),
     # github.com/tensorflow/tensorflow/issues/57162 (TF 2.9.1)
     ("tensorflow.python.framework.errors_impl.UnknownError: JIT compilation failed. [Op:FloorMod]",
      ("jit-compilation-failed", "FloorMod")),

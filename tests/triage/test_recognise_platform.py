@@ -158,3 +158,20 @@ def test_jetson_words_mean_arm_with_a_gpu():
     got = {(o.path, o.value) for o in observe_all(prose, ["jtop reports no gpu usage."])}
     assert {("platform.machine", "aarch64"), ("intent.gpu", "Jetson")} <= got
     assert not [o for o in observe_all(prose, ["my laptop has a GPU"]) if o.path == "platform.machine"]
+
+
+def test_wsl_wherever_said_wins_over_windows_and_claimed_cuda():
+    """"I'm using wsl2 in windows 11." (tensorflow/tensorflow#68335) is Linux under WSL 2, not native
+    Windows; "my CUDA 10.2 is not compatible" (DeepLabCut#1568) claims a toolkit, a sentence quoting
+    what a release requires does not."""
+    from tfdoctor.triage.recognisers import prose
+    from triage_fixtures import observe_all
+
+    lines = ["Windows 11 laptop.", "I'm using wsl2 in windows 11."]
+    got = [(o.path, o.value) for o in observe_all(prose, lines)]
+    assert ("platform.system", "Windows") not in got and ("platform.is_wsl", True) in got
+    claims = [o.value for o in observe_all(prose, ["it is too new: my CUDA 10.2 is not compatible with that"])
+              if o.path == "toolkit.claimed_version"]
+    assert claims == ["10.2"]
+    quoted = observe_all(prose, ["TF 2.13 requires CUDA 11.8"])
+    assert not [o for o in quoted if o.path == "toolkit.claimed_version"]

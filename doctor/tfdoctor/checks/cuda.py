@@ -246,7 +246,10 @@ def tf_release_pip_libs(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         raise NotApplicable
     pip_cuda = any(name.startswith("nvidia-") and name.endswith("-cu12") for name in facts.python.packages)
     # No package list, but a GPU is wanted: the release's documented install is [and-cuda].
-    assumed = not facts.known("python.packages") and bool(facts.provenance.get("intent.gpu"))
+    # (Not where the ticket shows a system toolkit: that TensorFlow may be meant to use it.)
+    system_cuda = any(t.via != "claimed" for t in facts.toolkits)
+    assumed = not facts.known("python.packages") and bool(facts.provenance.get("intent.gpu")) \
+        and not system_cuda
     if not (pip_cuda or facts.provenance.get("intent.and_cuda") or assumed):
         raise NotApplicable
     how = ("installed with [and-cuda]" if pip_cuda or facts.provenance.get("intent.and_cuda")

@@ -357,6 +357,23 @@ CAUSES: dict[str, CauseInfo] = {
         "containing nvvm/libdevice>.",
         XLA_GPU,
     ),
+    "ptx-jit-startup-delay": CauseInfo(
+        Severity.WARNING,
+        "A long delay at every start of GPU work is the CUDA driver JIT-compiling TensorFlow's PTX: "
+        "the GPU is newer than the architectures the wheel has binaries for.",
+        "Use a TensorFlow built for this GPU's compute capability; meanwhile raise CUDA_CACHE_MAXSIZE "
+        "(e.g. 4294967296) so the compiled kernels stay cached between runs.",
+        "https://developer.nvidia.com/blog/cuda-pro-tip-understand-fat-binaries-jit-caching/",
+    ),
+    "windows-gpu-build-missing": CauseInfo(
+        Severity.ERROR,
+        "There is no GPU build of TensorFlow for native Windows after 2.10 (pip wheels and the "
+        "libtensorflow C library alike): this release's Windows GPU package does not exist.",
+        "Use WSL2 with the Linux build, or TensorFlow 2.10 (libtensorflow-gpu-windows-x86_64-2.10.0) "
+        "with CUDA 11.2 and cuDNN 8.1 on native Windows.",
+        "https://www.tensorflow.org/install/pip#windows-native",
+        True,
+    ),
     "docker-image-cudnn8": CauseInfo(
         Severity.ERROR,
         "The official TensorFlow 2.18 / 2.19 GPU images ship cuDNN 8.9, but the TensorFlow in them "

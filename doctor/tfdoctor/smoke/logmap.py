@@ -137,6 +137,15 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                           # newer XLA (github.com/wutzebaer/tensorflow-5090/issues/3, TF 2.20)
                           r"|No PTX compilation provider is available"),
         ("ptxas-too-old", r"You are using ptxas (?P<s>\S+), which is older than"),
+        # the user's words for the PTX JIT at every start (a GPU newer than the wheel's binaries;
+        # Emgu/emgutf#71: "a first-time delay of 90-120 seconds when we create the session")
+        ("ptx-jit-startup-delay", r"(?i:\b(?:first[- ]time |startup |start-up |initial )delay of \d+"
+                                  r"(?:\s*-\s*\d+)? ?(?:seconds|minutes|secs|mins)\b"
+                                  r"|\btakes? (?:about |around |over )?\d+(?:\s*-\s*\d+)? ?minutes to "
+                                  r"(?:start|load|initiali[sz]e|create the session))"),
+        # libtensorflow's Windows GPU archive stops at 2.10: the 2.11+ URL answers NoSuchKey
+        # (tensorflow/tensorflow#59016)
+        ("windows-gpu-build-missing", r"libtensorflow-gpu-windows-x86_64-(?P<s>2\.(?:1[1-9]|[2-9]\d)\.\d+)"),
         # The official GPU images of 2.18 and 2.19 ship cuDNN 8.9 for a TensorFlow that loads cuDNN 9
         # (tensorflow/build#221, tensorflow/tensorflow#62412, #81344, checked 2026-11-24)
         ("docker-image-cudnn8", r"tensorflow/tensorflow:(?P<s>2\.(?:18|19)(?:\.\d+)?-gpu(?:-jupyter)?)\b"),

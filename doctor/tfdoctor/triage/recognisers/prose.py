@@ -28,7 +28,7 @@ _PY = re.compile(r"\bPython\s*(?:version)?\s*:?\s*(?P<v>3\.\d{1,2}(?:\.\d{1,2})?
 _WIN = re.compile(
     r"\b(?:Windows|Win)\s*(?:10|11|Server)\b|\bnative Windows\b|\bwin(?:10|11)\b", re.IGNORECASE
 )
-_WSL = re.compile(r"\bWSL\s*(?P<v>[12])?\b")
+_WSL = re.compile(r"\bWSL\s*(?P<v>[12])?\b", re.IGNORECASE)
 _LINUX = re.compile(
     r"\b(?P<d>Ubuntu|Debian|CentOS|Rocky Linux|Fedora|RHEL|Linux Mint|Pop!_OS|Arch Linux)"
     r"(?:\s+(?P<v>\d{1,2}(?:\.\d{1,2})?))?",
@@ -53,6 +53,8 @@ _NOT_INSTALLED = re.compile(r"Driver Version|NVIDIA-SMI|^\s*\||requir|need|suppo
                             r"tested|built|compiled|\bfor CUDA|instead of", re.IGNORECASE)
 # An NVIDIA Jetson (an Arm board with an integrated GPU): by name or by its own tools
 _JETSON = re.compile(r"\b(?:Jetson|JetPack|jtop|L4T|Tegra)\b", re.IGNORECASE)
+_MINE = re.compile(r"\b(?:my|I have|I've got|I installed|installed|I'm using|I am using|using)\s+(?:the\s+)?CUDA\b",
+                   re.IGNORECASE)
 _AND_CUDA = re.compile(r"\btensorflow\[and-cuda\]", re.IGNORECASE)
 _CONDA = re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE)
 
@@ -62,10 +64,14 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     wins over an earlier bare "GPU"."""
     done: set[str] = set()
     generic: Observation | None = None
-    for number, line in numbered(lines):
-        if not line or len(line) > 2000 or _PROGRAM_LINE.search(line):
-            continue
+    prose = [(n, line) for n, line in numbered(lines)
+             if line and len(line) <= 2000 and not _PROGRAM_LINE.search(line)]
+    # "wsl2 in windows 11": Windows hosts WSL, whose TensorFlow is Linux's, wherever it is said
+    wsl = any(_WSL.search(line) for _, line in prose)
+    for number, line in prose:
         for path, value in _claims(line):
+            if wsl and (path, value) == ("platform.system", "Windows"):
+                continue
             if path == "intent.gpu" and value == "GPU":
                 generic = generic or Observation(path, value, number, NAME)
                 continue
@@ -101,7 +107,7 @@ def _claims(line: str) -> Iterator[tuple[str, object]]:
     if _MAC.search(line):
         yield "platform.system", "Darwin"
     cuda = _CUDA.search(line)
-    if cuda and not _NOT_INSTALLED.search(line):
+    if cuda and (_MINE.search(line) or not _NOT_INSTALLED.search(line)):
         yield "toolkit.claimed_version", cuda.group("v")
     gpu = _GPU.search(line) or (_BARE_MODEL.search(line) if _GPU_WORDS.search(line) else None)
     if gpu:
