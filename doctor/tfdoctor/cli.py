@@ -132,7 +132,7 @@ def _forward_options(ctx: click.Context, name: str) -> None:
 @click.pass_context
 def replay(ctx: click.Context, file: Path, as_json: bool, fail_on: str, expect_gpus: int | None,
            verbose: bool, prometheus_textfile: Path | None) -> None:
-    """Re-diagnose saved facts (or a --json report) with today's tables and rules."""
+    """Re-diagnose saved facts (or a --json report) with today's tables, rules and log map."""
     from tfdoctor.registry import CheckConfig
     from tfdoctor.report import build_report, load_facts_file
 

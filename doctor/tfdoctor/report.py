@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tfdoctor.errors import InputFileError
 from tfdoctor.facts import READABLE_SCHEMAS, SCHEMA_VERSION, Facts
+from tfdoctor.facts_smoke import LogCause
 from tfdoctor.findings import CheckOutcome, CheckStatus, Finding, Severity
 from tfdoctor.registry import CheckConfig, all_checks, iter_findings, run_checks
 
@@ -198,6 +200,39 @@ def load_facts_file(path: Path) -> tuple[Facts, CheckConfig]:
         )
     try:
         # Version 1 has no `unknown` list: its failed probes still imply unknowns (implied_unknown).
-        return Facts.from_dict({**data, "schema_version": SCHEMA_VERSION}), config
+        facts = Facts.from_dict({**data, "schema_version": SCHEMA_VERSION})
     except (ValueError, TypeError) as exc:
         raise InputFileError(f"{path} is damaged: {exc}") from None
+    return reread_logs(facts), config
+
+
+def reread_logs(facts: Facts) -> Facts:
+    """The saved TensorFlow log read again with today's log map: a cause whose line maps
+    elsewhere today follows today's map, and lines of the saved log tails that an older tfdoctor
+    (or whoever wrote the document) did not recognise become causes. Causes whose line today's
+    map does not know are kept as they were."""
+    from dataclasses import replace
+
+    from tfdoctor.smoke import logmap
+
+    smoke = facts.smoke
+    if smoke is None:
+        return facts
+
+    def merged(*groups: Iterable[LogCause]) -> tuple[LogCause, ...]:
+        """Each cause once per (id, subject), in order; saved lines mapped by today's log map."""
+        out: dict[tuple[str, str | None], LogCause] = {}
+        for cause in (c for group in groups for c in group):
+            hit = logmap.recognise(cause.line[:2000])
+            if hit is not None:
+                cause = replace(cause, id=hit[0], subject=hit[1])
+            out.setdefault((cause.id, cause.subject), cause)
+        return tuple(out.values())
+
+    def read(tail: tuple[str, ...], recipe: str | None) -> tuple[LogCause, ...]:
+        return logmap.scan((line[:2000] for line in tail), recipe)
+
+    recipes = tuple(replace(r, causes=merged(r.causes, read(r.log_tail, r.name))) for r in smoke.recipes)
+    # The run's list holds every recipe's causes too, as the smoke child's does.
+    causes = merged(smoke.causes, read(smoke.log_tail, None), *(r.causes for r in recipes))
+    return replace(facts, smoke=replace(smoke, recipes=recipes, causes=causes))

@@ -74,6 +74,26 @@ def test_replay_of_json_report_gives_same_findings(tmp_path):
     assert second["config"]["expect_gpus"] == 8
 
 
+def test_replay_reads_the_saved_log_with_todays_map(tmp_path):
+    """Replay re-reads the TensorFlow log the document holds: a tail line no cause was recorded for
+    (an older tfdoctor, or a document written by hand) becomes a finding, and a cause whose line
+    maps elsewhere today (cuInit's COMPAT_NOT_SUPPORTED was a driver too old) follows today's map."""
+    from dataclasses import replace
+
+    from tfdoctor.facts_smoke import LogCause, SmokeFacts
+
+    compat = "failed call to cuInit: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"
+    jit = "tensorflow.python.framework.errors_impl.UnknownError: JIT compilation failed. [Op:FloorMod]"
+    old = LogCause("driver-too-old", compat, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE")
+    smoke = SmokeFacts(python="/usr/bin/python3", outcome="completed", log_tail=("noise", jit), causes=(old,))
+    path = save(tmp_path, replace(healthy(), smoke=smoke))
+    doc = json.loads(invoke("replay", str(path), "--json").stdout)
+    ids = [f["id"] for f in doc["findings"]]
+    assert "tf-log-jit-compilation-failed" in ids and "tf-log-cuda-compat-unsupported" in ids
+    assert "tf-log-driver-too-old" not in ids
+    jsonschema.validate(doc, SCHEMA)
+
+
 def test_fail_on_warning(tmp_path):
     """--fail-on warning turns a warning-only machine into exit code 1."""
     facts = change(healthy(), xla={"ptxas": None})
