@@ -208,9 +208,9 @@ def load_facts_file(path: Path) -> tuple[Facts, CheckConfig]:
 
 def reread_logs(facts: Facts) -> Facts:
     """The saved TensorFlow log read again with today's log map: a cause whose line maps
-    elsewhere today follows today's map, and lines of the saved log tails that an older tfdoctor
-    (or whoever wrote the document) did not recognise become causes. Causes whose line today's
-    map does not know are kept as they were."""
+    elsewhere today follows today's map, and lines of the saved log tails and recipe errors that
+    an older tfdoctor (or whoever wrote the document) did not recognise become causes. Causes
+    whose line today's map does not know are kept as they were."""
     from dataclasses import replace
 
     from tfdoctor.smoke import logmap
@@ -232,7 +232,9 @@ def reread_logs(facts: Facts) -> Facts:
     def read(tail: tuple[str, ...], recipe: str | None) -> tuple[LogCause, ...]:
         return logmap.scan((line[:2000] for line in tail), recipe)
 
-    recipes = tuple(replace(r, causes=merged(r.causes, read(r.log_tail, r.name))) for r in smoke.recipes)
+    recipes = tuple(replace(r, causes=merged(r.causes, read(r.log_tail + tuple((r.detail or "").splitlines()),
+                                                               r.name)))
+                    for r in smoke.recipes)
     # The run's list holds every recipe's causes too, as the smoke child's does.
     causes = merged(smoke.causes, read(smoke.log_tail, None), *(r.causes for r in recipes))
     return replace(facts, smoke=replace(smoke, recipes=recipes, causes=causes))

@@ -77,19 +77,23 @@ def test_replay_of_json_report_gives_same_findings(tmp_path):
 def test_replay_reads_the_saved_log_with_todays_map(tmp_path):
     """Replay re-reads the TensorFlow log the document holds: a tail line no cause was recorded for
     (an older tfdoctor, or a document written by hand) becomes a finding, and a cause whose line
-    maps elsewhere today (cuInit's COMPAT_NOT_SUPPORTED was a driver too old) follows today's map."""
+    maps elsewhere today (cuInit's COMPAT_NOT_SUPPORTED was a driver too old) follows today's map;
+    a recipe's error text is read too."""
     from dataclasses import replace
 
-    from tfdoctor.facts_smoke import LogCause, SmokeFacts
+    from tfdoctor.facts_smoke import LogCause, RecipeResult, SmokeFacts
 
     compat = "failed call to cuInit: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"
     jit = "tensorflow.python.framework.errors_impl.UnknownError: JIT compilation failed. [Op:FloorMod]"
     old = LogCause("driver-too-old", compat, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE")
-    smoke = SmokeFacts(python="/usr/bin/python3", outcome="completed", log_tail=("noise", jit), causes=(old,))
+    raised = RecipeResult("matmul", "GPU:0", "error", detail="InternalError: No allocator statistics")
+    smoke = SmokeFacts(python="/usr/bin/python3", outcome="completed", log_tail=("noise", jit), causes=(old,),
+                       recipes=(raised,))
     path = save(tmp_path, replace(healthy(), smoke=smoke))
     doc = json.loads(invoke("replay", str(path), "--json").stdout)
     ids = [f["id"] for f in doc["findings"]]
-    assert "tf-log-jit-compilation-failed" in ids and "tf-log-cuda-compat-unsupported" in ids
+    assert {"tf-log-jit-compilation-failed", "tf-log-cuda-compat-unsupported",
+            "tf-log-allocator-stats-missing"} <= set(ids)
     assert "tf-log-driver-too-old" not in ids
     jsonschema.validate(doc, SCHEMA)
 

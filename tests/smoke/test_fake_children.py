@@ -155,3 +155,15 @@ def test_flooding_child_is_capped_in_memory_and_said_so() -> None:
     assert grown_mib < 120, grown_mib
     assert "smoke-output-capped" in _finding_ids(smoke)
     assert smoke.survivors == ()
+
+
+def test_an_error_raised_in_a_recipe_is_read_like_the_log() -> None:
+    """TensorFlow's exception text reaches tfdoctor only in the recipe's result (the child caught
+    it): its cause is the recipe's and the run's, as a logged line's would be (tensorflow#57162)."""
+    smoke, _ = _run("raised.py", per_recipe=10.0, budget=30.0)
+    matmul = smoke.recipe("matmul")
+    assert matmul is not None and matmul.status == "error"
+    assert [c.id for c in matmul.causes] == ["jit-compilation-failed"]
+    assert [(c.id, c.subject) for c in smoke.causes] == [("jit-compilation-failed", "FloorMod")]
+    log = run_check(_REGISTRY["smoke-log"], make_facts(smoke), CheckConfig()).findings
+    assert [f.id for f in log] == ["tf-log-jit-compilation-failed"]

@@ -31,7 +31,11 @@ class LogBucket:
             return
         self.count += 1
         self.tail.append(line[:1000])
-        hit = logmap.recognise(line)
+        self.note(line)
+
+    def note(self, line: str) -> None:
+        """The cause of a line, if it has one, without adding the line to the log."""
+        hit = logmap.recognise(line[:2000])
         if hit and hit not in self._seen:
             self._seen.add(hit)
             self.causes.append(LogCause(hit[0], line.strip()[:500], hit[1], self.recipe))
@@ -59,6 +63,16 @@ class LogSplitter:
 
     def bucket(self, name: str, device: str | None) -> LogBucket:
         return self.buckets.get((name, device)) or LogBucket(recipe=name)
+
+    def note_error(self, name: str, device: str | None, text: str) -> None:
+        """A recipe's error as TensorFlow raised it: Python exceptions the child caught never reach
+        stderr ("UnknownError: JIT compilation failed", "InternalError: No allocator statistics"),
+        so their causes are noted for the recipe and the run here."""
+        bucket = self.buckets.setdefault((name, device), LogBucket(recipe=name))
+        self.run.recipe = name
+        for line in text.splitlines():
+            bucket.note(line)
+            self.run.note(line)
 
 
 def _floats(raw: Any) -> tuple[dict[str, float], dict[str, str]]:
@@ -93,7 +107,9 @@ def recipe_result(
     info.update(odd)
     if name == "multi-device":
         metrics.update(peaks.allreduce_bandwidth(metrics))
-    bucket = logs.bucket(name, device)
+    if event.get("detail"):
+        logs.note_error(name, device if isinstance(device, str) else None, str(event["detail"])[:1000])
+    bucket = logs.bucket(name, device if isinstance(device, str) else None)
     end_t = event.get("t")
     window = tuple(
         s
