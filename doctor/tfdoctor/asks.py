@@ -62,6 +62,7 @@ EVIDENCE: dict[str, tuple[str, ...]] = {
     "tf-log-tf-internal-api-mismatch": _PACKAGES, "tf-log-ml-dtypes-mismatch": _PACKAGES,
     "tf-log-no-matching-wheel": ("platform.system", "python.version", "python.packages"),
     "tf-log-ptx-jit-startup-delay": ("driver", "tensorflow.build"),
+    "tf-log-protobuf-getprototype-removed": _PACKAGES,
     "tf-log-docker-image-cudnn8": ("libraries",),
     "tf-log-jit-compilation-failed": ("toolkits", "python.packages", "xla"),
     "tf-log-allocator-stats-missing": ("env", "tensorflow.build"),

@@ -185,12 +185,18 @@ FIELD_LINES = [
     ("For me works fine for `2.17.0-gpu` but breaks on `2.18.0-gpu`: "
      "docker run tensorflow/tensorflow:2.18.0-gpu", ("docker-image-cudnn8", "2.18.0-gpu")),
     ("docker pull tensorflow/tensorflow:2.17.0-gpu", None),
+    # github.com/tensorflow/tensorflow/issues/81344 (the image named without its namespace)
+    ("GPU image 'tensorflow:2.18-gpu-jupyter' does not come with GPU support",
+     ("docker-image-cudnn8", "2.18-gpu-jupyter")),
     # github.com/emgucv/emgutf/issues/71 (an RTX A4000 with TF 2.6's binaries: PTX JIT at each start)
     ("when we try to perform inference, we see a first-time delay of 90-120 seconds when we create "
      "the session.", ("ptx-jit-startup-delay", None)),
     # reconstructed, not captured: the same complaint in other words
     ("Training takes 20 minutes to start on the new RTX 3090", ("ptx-jit-startup-delay", None)),
     ("each epoch takes 20 minutes on the CPU", None),
+    # github.com/tensorflow/tensorflow/issues/94030 (protobuf 6.30+ under TF 2.20-dev)
+    ("AttributeError: 'MessageFactory' object has no attribute 'GetPrototype'",
+     ("protobuf-getprototype-removed", None)),
     # github.com/tensorflow/tensorflow/issues/59016 (the 2.11 Windows GPU archive does not exist)
     ("<Details>No such object: tensorflow/libtensorflow/libtensorflow-gpu-windows-x86_64-2.11.0.zip"
      "</Details>", ("windows-gpu-build-missing", "2.11.0")),

@@ -175,3 +175,15 @@ def test_wsl_wherever_said_wins_over_windows_and_claimed_cuda():
     assert claims == ["10.2"]
     quoted = observe_all(prose, ["TF 2.13 requires CUDA 11.8"])
     assert not [o for o in quoted if o.path == "toolkit.claimed_version"]
+
+
+def test_conda_cudatoolkit_and_now_with_cuda_are_claims():
+    """'anaconda installs cudatoolkit==11.8.0' (KosinskiLab/AlphaPulldown#296) and 'now with cuda
+    12.2' (googlecolab/colabtools#4227) say which CUDA the machine has, whatever else the line says."""
+    from tfdoctor.triage.recognisers import prose
+    from triage_fixtures import observe_all
+
+    lines = ["clusters do not have support for cuda12 and anaconda installs cudatoolkit==11.8.0 anyways"]
+    assert [o.value for o in observe_all(prose, lines) if o.path == "toolkit.claimed_version"] == ["11.8"]
+    lines = ["but now with cuda 12.2 im forced to use tensorflow 2.15, instead of 2.13"]
+    assert [o.value for o in observe_all(prose, lines) if o.path == "toolkit.claimed_version"] == ["12.2"]

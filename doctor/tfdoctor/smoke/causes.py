@@ -227,6 +227,13 @@ CAUSES: dict[str, CauseInfo] = {
         "XLA for that model (jit_compile=False).",
         "https://github.com/aws/deep-learning-containers/pull/6417",
     ),
+    "protobuf-getprototype-removed": CauseInfo(
+        Severity.ERROR,
+        "The installed protobuf (6.30 or newer) no longer has MessageFactory.GetPrototype, which this "
+        "TensorFlow calls at import.",
+        "pip install 'protobuf<6.30' (the 5.x line), or a TensorFlow release that supports protobuf 6.30+.",
+        "https://github.com/tensorflow/tensorflow/issues/94030",
+    ),
     "protobuf-descriptors": CauseInfo(
         Severity.ERROR,
         "The installed protobuf is newer than the generated code of this TensorFlow "

@@ -38,6 +38,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("numpy-symbolic-tensor", r"Cannot convert a symbolic Tensor \(\S+\) to a numpy array"),
         # wrapt 1.15 raises from TF's _DictWrapper (GrahamDumpleton/wrapt#231, tensorflow/tensorflow#59869).
         ("dictwrapper-package-too-new", r"this __dict__ descriptor does not support '_DictWrapper' objects"),
+        # protobuf >= 6.30 removed MessageFactory.GetPrototype (tensorflow/tensorflow#94030)
+        ("protobuf-getprototype-removed", r"'MessageFactory' object has no attribute 'GetPrototype'"),
         ("protobuf-descriptors", r"Descriptors cannot be created directly"
                                  r"|module 'google\._upb\._message' has no attribute"
                                  r"|your generated code is out of date and must be regenerated with protoc"),
@@ -148,7 +150,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("windows-gpu-build-missing", r"libtensorflow-gpu-windows-x86_64-(?P<s>2\.(?:1[1-9]|[2-9]\d)\.\d+)"),
         # The official GPU images of 2.18 and 2.19 ship cuDNN 8.9 for a TensorFlow that loads cuDNN 9
         # (tensorflow/build#221, tensorflow/tensorflow#62412, #81344, checked 2026-11-24)
-        ("docker-image-cudnn8", r"tensorflow/tensorflow:(?P<s>2\.(?:18|19)(?:\.\d+)?-gpu(?:-jupyter)?)\b"),
+        ("docker-image-cudnn8", r"\btensorflow(?:/tensorflow)?:(?P<s>2\.(?:18|19)(?:\.\d+)?-gpu(?:-jupyter)?)\b"),
         # TF 2.9's error when the GPU kernel JIT cannot find ptxas or libdevice (tensorflow/tensorflow#57162:
         # fixed by XLA_FLAGS=--xla_gpu_cuda_data_dir)
         ("jit-compilation-failed", r"JIT compilation failed\.?(?: \[Op:(?P<s>\w+)\])?"),

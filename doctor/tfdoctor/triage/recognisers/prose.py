@@ -48,13 +48,15 @@ _GPU_WORDS = re.compile(r"\b(?:GPUs?|CUDA|cuDNN|NVIDIA)\b")
 _PROGRAM_LINE = re.compile(r"\.(?:cc|cpp|h|py):\d+\]|^\s*File \"")
 # "CUDA 12.4", "CUDA toolkit 11.8": the toolkit the user says is installed. Not nvidia-smi's "CUDA
 # Version: 12.2" (the driver's), nor a sentence quoting what some release requires.
-_CUDA = re.compile(r"\bCUDA(?:\s+toolkit)?\s*(?:==|=|v)?\s*(?P<v>(?:9|1[0-3])\.\d)(?![\d])", re.IGNORECASE)
+_CUDA = re.compile(r"\b(?:CUDA(?:\s+toolkit)?|cudatoolkit)\s*(?:==|=|v)?\s*(?P<v>(?:9|1[0-3])\.\d)(?![\d])",
+                   re.IGNORECASE)
 _NOT_INSTALLED = re.compile(r"Driver Version|NVIDIA-SMI|^\s*\||requir|need|support|compatib|recommend|"
                             r"tested|built|compiled|\bfor CUDA|instead of", re.IGNORECASE)
 # An NVIDIA Jetson (an Arm board with an integrated GPU): by name or by its own tools
 _JETSON = re.compile(r"\b(?:Jetson|JetPack|jtop|L4T|Tegra)\b", re.IGNORECASE)
-_MINE = re.compile(r"\b(?:my|I have|I've got|I installed|installed|I'm using|I am using|using)\s+(?:the\s+)?CUDA\b",
-                   re.IGNORECASE)
+# ... unless the user says it is theirs: "my CUDA 10.2", "now with cuda 12.2", "installs cudatoolkit"
+_MINE = re.compile(r"\b(?:my|I have|I've got|I installed|installs?|installed|I'm using|I am using|using|"
+                   r"now (?:with|on|using))\s+(?:the\s+)?(?:CUDA|cudatoolkit)\b", re.IGNORECASE)
 _AND_CUDA = re.compile(r"\btensorflow\[and-cuda\]", re.IGNORECASE)
 _CONDA = re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE)
 
