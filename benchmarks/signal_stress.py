@@ -25,21 +25,12 @@ import time
 import uuid
 from pathlib import Path
 
-ESCAPE = "setsid sh -c 'trap \"\" TERM; exec sleep 300' &"
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "hostile"))
+
+from test_children import ESCAPE, marked  # noqa: E402  (the hostile child and the process finder)
+
 CODES = {signal.SIGTERM: 143, signal.SIGINT: 130}
-
-
-def marked(mark: str) -> list[int]:
-    """Live (not zombie) processes whose environment carries `mark`."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and mark.encode() in (entry / "environ").read_bytes():
-                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-                    pids.append(int(entry.name))
-        except OSError:
-            continue
-    return pids
 
 
 def one_run(python: str, sig: signal.Signals) -> dict[str, object]:
