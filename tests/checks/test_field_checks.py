@@ -325,3 +325,18 @@ def test_pypi_tensorflow_on_arm() -> None:
     assert "tf-aarch64-pypi-no-cuda" not in ids(judge(change(arm, platform={"machine": "x86_64"})))
     known = change(arm, tensorflow=replace(arm.tensorflow, is_cuda_build=True))
     assert "tf-aarch64-pypi-no-cuda" not in ids(judge(known))
+
+
+def test_toolkit_not_shown_is_could_not_check_not_passed() -> None:
+    """A ticket with no nvcc and no toolkit directory (before 2.14), or no environment (from 2.14):
+    cuda-toolkit could not check; it used to pass on nothing."""
+    from tfdoctor.findings import CheckStatus
+
+    def status(facts) -> CheckStatus:  # type: ignore[no-untyped-def]
+        return next(o.status for o in judge(facts).outcomes if o.check == "cuda-toolkit")
+
+    old = replace(healthy(), tensorflow=old_tf("2.11.0", "11.2"), toolkits=())
+    assert status(old) is CheckStatus.PASSED  # probed: no toolkit at all
+    assert status(replace(old, unknown=("toolkits",))) is CheckStatus.COULD_NOT_CHECK
+    assert status(replace(healthy(), unknown=("env",))) is CheckStatus.COULD_NOT_CHECK
+    assert status(healthy()) is CheckStatus.PASSED

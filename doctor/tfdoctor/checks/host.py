@@ -223,8 +223,14 @@ def cuda_toolkit(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                  "toolkit you have (tested build configurations).",
             links=(TF_SOURCE,))
         return
+    if not pip_era:
+        if not have and not facts.known("toolkits"):
+            raise CouldNotCheck("toolkits")  # no toolkit shown is not "the toolkit fits"
+        return
+    if not facts.known("env"):
+        raise CouldNotCheck("env")
     path = facts.env.get("LD_LIBRARY_PATH") or ""
-    if not pip_era or not path:
+    if not path:
         return
     other = [d for d in path.split(":")
              if (m := re.search(r"cuda-?(\d+)(?:\.\d+)?", d)) and int(m.group(1)) != need.major]
