@@ -161,13 +161,13 @@ def tfdoctor_wrapper(directory: Path) -> str:
     return str(path)
 
 
-SLURM_CLUSTER_CONF = """ClusterName=tfdoctor
+SLURM_CONF = """ClusterName=tfdoctor
 SlurmctldHost=localhost(127.0.0.1)
 SlurmctldPort={ctld_port}
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket={root}/munge/socket
+AuthInfo=socket={root}/munge/socket{auth_extra}
 CredType=cred/munge
 StateSaveLocation={root}/state
 SlurmdSpoolDir={root}/spool/%n
@@ -183,9 +183,24 @@ SelectType=select/linear
 MpiDefault=none
 CommunicationParameters=NoInAddrAny
 ReturnToService=2
+{extra}
 {nodes}
 PartitionName=debug Nodes={names} Default=YES MaxTime=INFINITE State=UP
 """
+
+
+def slurm_conf(root: Path, ctld_port: int, node_ports: dict[str, int], extra: str = "",
+               auth_extra: str = "") -> str:
+    """slurm.conf of a test cluster under `root`: slurmctld and one slurmd per node (each on its
+    own port) on 127.0.0.1, with `extra` lines (HealthCheckProgram, Prolog, ...). Each slurmd
+    needs root/spool/<node>; its log is root/slurmd-<node>.log."""
+    nodes = "\n".join(
+        f"NodeName={n} NodeHostname={socket.gethostname()} NodeAddr=127.0.0.1 Port={port} "
+        "CPUs=1 RealMemory=100 State=UNKNOWN"
+        for n, port in node_ports.items()
+    )
+    return SLURM_CONF.format(root=root, ctld_port=ctld_port, nodes=nodes, names=",".join(node_ports),
+                             extra=extra, auth_extra=auth_extra)
 
 
 def start_munged(root: Path, daemons: Daemons) -> None:
@@ -214,14 +229,7 @@ class SlurmCluster:
         slurmctld, slurmd, scontrol = program("slurmctld"), program("slurmd"), program("scontrol")
         for d in ("state", "spool", *(f"spool/{n}" for n in names)):
             (root / d).mkdir(mode=0o700)
-        ports = iter(free_port() for _ in range(len(names) + 1))
-        nodes = "\n".join(
-            f"NodeName={n} NodeHostname={socket.gethostname()} NodeAddr=127.0.0.1 Port={next(ports)} "
-            "CPUs=1 RealMemory=100 State=UNKNOWN"
-            for n in names
-        )
-        self.conf.write_text(SLURM_CLUSTER_CONF.format(
-            root=root, ctld_port=next(ports), nodes=nodes, names=",".join(names)))
+        self.conf.write_text(slurm_conf(root, free_port(), {n: free_port() for n in names}))
         start_munged(root, daemons)
         daemons.start(
             "slurmctld", [slurmctld, "-D", "-i", "-f", str(self.conf)], root / "slurmctld.out",

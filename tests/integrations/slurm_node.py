@@ -9,42 +9,23 @@ turn the node broken or healthy. Daemons are stopped by PID (programs.Daemons).
 from __future__ import annotations
 
 import contextlib
-import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 from helpers import healthy
-from programs import INTEGRATIONS, TFDOCTOR, Daemons, free_port, program, start_munged, write_facts
+from programs import (
+    INTEGRATIONS,
+    TFDOCTOR,
+    Daemons,
+    free_port,
+    program,
+    slurm_conf,
+    start_munged,
+    write_facts,
+)
 
 NODE = "tfdnode"
-SLURM_CONF = """ClusterName=tfdoctor
-SlurmctldHost=localhost(127.0.0.1)
-SlurmctldPort={ctld_port}
-SlurmdPort={d_port}
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket={root}/munge/socket{auth_extra}
-CredType=cred/munge
-StateSaveLocation={root}/state
-SlurmdSpoolDir={root}/spool
-SlurmctldPidFile={root}/slurmctld.pid
-SlurmdPidFile={root}/slurmd.pid
-SlurmctldLogFile={root}/slurmctld.log
-SlurmdLogFile={root}/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SelectType=select/linear
-MpiDefault=none
-CommunicationParameters=NoInAddrAny
-ReturnToService=2
-{extra}
-NodeName={node} NodeHostname={host} NodeAddr=127.0.0.1 CPUs=1 RealMemory=100 State=UNKNOWN
-PartitionName=debug Nodes={node} Default=YES MaxTime=INFINITE State=UP
-"""
 HEALTH_CHECK = """HealthCheckProgram={script}
 HealthCheckInterval=2
 HealthCheckNodeState=ANY"""
@@ -92,27 +73,18 @@ class Cluster:
         ports are chosen once. `scontrol reconfigure` makes the daemons read it again."""
         if not hasattr(self, "_ports"):
             self._ports = (free_port(), free_port())
-        self.conf.write_text(
-            SLURM_CONF.format(
-                root=self.root,
-                node=NODE,
-                host=socket.gethostname(),
-                ctld_port=self._ports[0],
-                d_port=self._ports[1],
-                extra=extra.format(script=self.script),
-                auth_extra=self.auth_extra,
-            )
-        )
+        self.conf.write_text(slurm_conf(self.root, self._ports[0], {NODE: self._ports[1]},
+                                        extra.format(script=self.script), self.auth_extra))
 
     def log(self) -> str:
-        return (self.root / "slurmd.log").read_text(errors="replace")
+        return (self.root / f"slurmd-{NODE}.log").read_text(errors="replace")
 
 
 @contextlib.contextmanager
 def one_node_cluster(root: Path, extra: str = HEALTH_CHECK, auth_extra: str = "") -> Iterator[Cluster]:
     """Start munged, slurmctld and slurmd with slurm.conf + `extra`; stop them by PID after."""
     slurmctld, slurmd, scontrol = program("slurmctld"), program("slurmd"), program("scontrol")
-    for d in ("state", "spool", "tfdoctor"):
+    for d in ("state", "spool", f"spool/{NODE}", "tfdoctor"):
         (root / d).mkdir(mode=0o700)
     c = Cluster(root)
     script = (INTEGRATIONS / "slurm" / "tfdoctor-slurm.sh").read_text()

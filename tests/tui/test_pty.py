@@ -227,28 +227,40 @@ def _apply_in_the_tui(child: pexpect.spawn) -> None:
     child.expect("Applying")
 
 
+def _quit_paused_apply(venv: Path, tmp_path: Path, point: str, release: bool = False,
+                       ) -> tuple[pexpect.spawn, list[str], str, dict[str, str]]:
+    """Start the TUI on `venv`, apply its fix paused at `point` (TFDOCTOR_TEST_PAUSE), press q
+    (with `release`: wait for "Stopping the fix", then let the paused step go on) and wait for the
+    exit; (child, the lines left in the terminal, the process mark, the state env)."""
+    from fixing.cached_envs import wait_for
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    state = {"XDG_STATE_HOME": str(tmp_path / "state")}
+    mark = uuid.uuid4().hex
+    child = _spawn_binary(mark, "--quick", "--python", str(venv / "bin" / "python"), size=(50, 200),
+                          env={**state, "TFDOCTOR_TEST_PAUSE": point, "TFDOCTOR_TEST_PAUSE_DIR": str(marks)})
+    _apply_in_the_tui(child)
+    wait_for(marks / "paused")
+    child.send("q")
+    if release:
+        child.expect("Stopping the fix")
+        (marks / "release").touch()
+    child.expect_exact(ALT_SCREEN_CLOSED, timeout=300)
+    child.expect(pexpect.EOF)
+    child.close()
+    return child, _left_lines(child.before or ""), mark, state
+
+
 def test_quit_during_an_apply_says_the_environment_was_restored(broken_venv: Path,
                                                                  tmp_path: Path) -> None:
     """Issue 12, point 4: q while pip installs (paused mid-install, the old protobuf already moved
     aside) stops pip and waits for the restore; the terminal then keeps the verdict and, last,
     the state: rolled back, byte for byte. The venv's files hash as before; nothing is left."""
-    from fixing.cached_envs import differences, processes_using, tree, wait_for
+    from fixing.cached_envs import differences, processes_using, tree
 
     before = tree(broken_venv)
-    marks = tmp_path / "marks"
-    marks.mkdir()
-    mark = uuid.uuid4().hex
-    child = _spawn_binary(mark, "--quick", "--python", str(broken_venv / "bin" / "python"),
-                          size=(50, 200), env={"XDG_STATE_HOME": str(tmp_path / "state"),
-                                               "TFDOCTOR_TEST_PAUSE": "install",
-                                               "TFDOCTOR_TEST_PAUSE_DIR": str(marks)})
-    _apply_in_the_tui(child)
-    wait_for(marks / "paused")
-    child.send("q")
-    child.expect_exact(ALT_SCREEN_CLOSED, timeout=300)
-    child.expect(pexpect.EOF)
-    child.close()
-    left = _left_lines(child.before or "")
+    child, left, mark, _ = _quit_paused_apply(broken_venv, tmp_path, "install")
     assert left[1] == "Verdict: 1 problem(s); root cause: package-out-of-range", left
     assert left[-1].startswith("Fix stopped: stopped by quit: pip was stopped and the environment "
                                "restored; rolled back: the environment is byte for byte as it "
@@ -264,26 +276,10 @@ def test_quit_after_pip_finished_says_the_fix_was_applied(broken_venv: Path, tmp
     last, the state with the command that undoes it; that undo restores the venv byte for byte."""
     import subprocess
 
-    from fixing.cached_envs import differences, processes_using, tree, wait_for
+    from fixing.cached_envs import differences, processes_using, tree
 
     before = tree(broken_venv)
-    python = str(broken_venv / "bin" / "python")
-    marks = tmp_path / "marks"
-    marks.mkdir()
-    state = {"XDG_STATE_HOME": str(tmp_path / "state")}
-    mark = uuid.uuid4().hex
-    child = _spawn_binary(mark, "--quick", "--python", python, size=(50, 200),
-                          env={**state, "TFDOCTOR_TEST_PAUSE": "judge",
-                               "TFDOCTOR_TEST_PAUSE_DIR": str(marks)})
-    _apply_in_the_tui(child)
-    wait_for(marks / "paused")
-    child.send("q")
-    child.expect("Stopping the fix")
-    (marks / "release").touch()
-    child.expect_exact(ALT_SCREEN_CLOSED, timeout=300)
-    child.expect(pexpect.EOF)
-    child.close()
-    left = _left_lines(child.before or "")
+    child, left, mark, state = _quit_paused_apply(broken_venv, tmp_path, "judge", release=True)
     assert left[1] == "Verdict: healthy", left
     assert left[-1].startswith("Fix stopped: stopped by quit after the fix had finished: recorded "
                                "as applied (journal: "), left
