@@ -41,6 +41,8 @@ class TfRelease:
     cudnn_compiled: str | None
     """cuDNN headers the wheel was built with; runtime needs the same major, minor >= this."""
     compute_capabilities: tuple[str, ...] | None
+    ptx_targets: tuple[str, ...] | None
+    """PTX `.target`s in the wheel's fatbins (benchmarks/wheel_ptx.py); None = not measured."""
     glibc_min: str | None
     windows_gpu: bool | None
     and_cuda: dict[str, str]
@@ -146,10 +148,12 @@ def _tf_releases() -> dict[str, TfRelease]:
     releases = {}
     for row in _table("tensorflow")["release"]:
         caps, runpath = row.get("compute_capabilities"), row.get("runpath_nvidia")
+        ptx = row.get("ptx_targets")
         releases[row["version"]] = TfRelease(
             **{key: row[key] for key in ("version", "python_min", "cuda", "cudnn")},
             **{key: row.get(key) for key in _TF_OPTIONAL},
             compute_capabilities=tuple(caps) if caps is not None else None,
+            ptx_targets=tuple(ptx) if ptx is not None else None,
             and_cuda=dict(row.get("and_cuda", {})),
             requires=dict(row.get("requires", {})),
             sonames=dict(row.get("sonames", {})),
@@ -326,6 +330,41 @@ def has_kernels_for(compute_capabilities: tuple[str, ...], cc: str) -> str:
     if any(kind == "compute" and (major, minor) <= device for kind, major, minor in targets):
         return "ptx"
     return "none"
+
+
+def ptx_jits_on(version: str | None, built: tuple[str, ...], cc: str) -> bool:
+    """Whether the driver can JIT-compile every PTX module of this TensorFlow for a GPU of `cc`
+    that has no SASS in the wheel (has_kernels_for said "ptx").
+
+    PTX for an arch-specific target (sm_90a) compiles for that architecture only (ptxas:
+    "cannot be compiled to future architecture"): one such module, and the first kernel fails
+    with CUDA_ERROR_INVALID_PTX. The measured `ptx_targets` apply only to the wheel itself (the
+    installed build's targets equal the row's). Otherwise the field rule holds: PTX JIT on
+    CC >= 10 fails (tensorflow/tensorflow#99592, #101746).
+    """
+    release = tf_release(version or "")
+    device = _cc_key(cc)
+    if release is None or release.ptx_targets is None or release.compute_capabilities != built:
+        return device[0] < 10
+    return all(_cc_key(f"{m[1]}.{m[2]}") == device for t in release.ptx_targets
+               if (m := re.fullmatch(r"sm_(\d+)(\d)a", t)))
+
+
+def newest_tf_running_on(cc: str, python: str | None = None) -> str | None:
+    """The newest final release whose wheel runs kernels on `cc` (SASS, or PTX that JIT-compiles)
+    and, where `python` is given, has wheels for it."""
+    releases = _tf_releases()
+    py = Version(_minor(python or "") or "0")
+    for version in reversed(known_tf_versions()):
+        rel = releases[version]
+        if rel.prerelease or not rel.compute_capabilities:
+            continue
+        if python and not Version(rel.python_min) <= py <= Version(rel.python_max or rel.python_min):
+            continue
+        kind = has_kernels_for(rel.compute_capabilities, cc)
+        if kind == "sass" or (kind == "ptx" and ptx_jits_on(version, rel.compute_capabilities, cc)):
+            return version
+    return None
 
 
 def newest_cudnn_for(cc: str) -> str | None:

@@ -56,6 +56,8 @@ CASES = {
     "gpu-newer-than-tf": (change(H, tensorflow=_tf(version="2.18.0"),
                                  driver={"gpus": (gpu(0, "NVIDIA GeForce RTX 5090", "12.0"),)}),
                           "gpu-newer-than-tf"),
+    # 2.21's PTX compiles for sm_120, its XLA does not (tensorflow#111958)
+    "gpu-xla-unsupported": (change(H, driver={"gpus": (gpu(0, "NVIDIA GeForce RTX 5090", "12.0"),)}), None),
     "gpu-mig-enabled": (change(H, driver={"gpus": (gpu(0, mig_mode=True),)}), None),
     "gpu-pcie-degraded": (change(H, driver={"gpus": (gpu(0, pcie_width_current=8),)}), None),
     "gpu-throttled": (change(H, driver={"gpus": (gpu(0, throttle_reasons=("hw_thermal_slowdown",)),)}),
@@ -151,6 +153,7 @@ CASES = {
     # issue 10: the failures users report
     # a ticket naming an RTX 5090 (no nvidia-smi): compute capability 12.0 from the model's name
     "gpu-named-newer-than-tf": (replace(H, driver=replace(H.driver, gpus=()), unknown=("driver.gpus",),
+                                        tensorflow=_tf(version="2.20.0"),
                                         provenance={"intent.gpu": "RTX 5090 (ticket prose, line 1)"}),
                                 None),
     # a ticket from a Jetson (aarch64) with PyPI's TensorFlow, its build not shown
@@ -321,15 +324,17 @@ def test_pip_lib_helper_matches_layout():
 def test_matching_tf_is_chosen_from_the_tables():
     """A K80 on driver 470: the newest release with sm_35 kernels whose CUDA 11.8 the driver runs
     under minor-version compatibility is TF 2.14 (without [and-cuda]: its tensorrt pin has no
-    Python 3.11 wheel); a Blackwell GPU on 2.18 is offered the newest release, not a CPU build."""
+    Python 3.11 wheel); a Blackwell GPU on 2.18, whose sm_90a PTX cannot be compiled for it, is
+    offered 2.21, the newest release whose PTX can (compat_tables ptx_targets), not a CPU build."""
     k80 = change(H, driver={"driver_version": "470.256.02", "kernel_module_version": "470.256.02",
                             "gpus": (gpu(0, "Tesla K80", "3.7"),)})
     fix = next(f for f in judge(k80).findings if f.id == "gpu-too-old-for-tf").remediation
     assert fix.fix_id == "install-matching-tensorflow"
     assert fix.commands[-1].endswith("install 'tensorflow==2.14.*'")
     blackwell, _ = CASES["gpu-newer-than-tf"]
-    fix = next(f for f in judge(blackwell).findings if f.id == "gpu-newer-than-tf").remediation
-    assert fix.commands[-1].endswith("install 'tensorflow[and-cuda]==2.21.*'")
+    finding = next(f for f in judge(blackwell).findings if f.id == "gpu-newer-than-tf")
+    assert finding.remediation.commands[-1].endswith("install 'tensorflow[and-cuda]==2.21.*'")
+    assert "sm_90a" in finding.message and "TensorFlow 2.21's PTX compiles for it" in finding.hint
 
 
 def test_registration_order_is_the_stack():

@@ -2,7 +2,7 @@
 
 `tf_kept` is the number of GPUs TensorFlow kept when it created its devices, as observed on
 the stub driver (tests/fakegpu); `log` maps a line TensorFlow printed to the tfdoctor finding
-that explains it; `known` marks a disagreement tfdoctor still has (a strict xfail).
+that explains it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ class Case:
     tf_kept: int
     log: dict[str, str] = field(default_factory=dict)
     """Substring of a TensorFlow log line -> the finding id tfdoctor must report for it."""
-    known: str | None = None
     venv: str = "stock"
     """stock: the tf-cuda venv; no-cudnn: a copy without the nvidia-cudnn wheel."""
     says: dict[str, str] = field(default_factory=dict)
@@ -52,11 +51,10 @@ CASES: dict[str, Case] = {
                                                      "version is installed"}),
     "cc-below-minimum": Case(Machine(("--gpus", "1", "--model", "Tesla K10", "--cc", "3.0"), WORKING),
                              0, {"Ignoring visible gpu device": "gpu-too-old-for-tf"}),
+    # TF lists it and JIT-compiles its compute_90 PTX, which ptxas 13.0 compiles for sm_120
+    # (test_wheel_ptx.py); 2.17 on the same machine: test_differential.py.
     "cc-newer-than-wheel": Case(Machine(("--gpus", "1", "--model", "NVIDIA GeForce RTX 5090"), WORKING),
-                                1, {"not built with CUDA kernel binaries compatible": "gpu-newer-than-tf"},
-                                known="TensorFlow 2.21 keeps a CC 12.0 GPU (it only warns that kernels "
-                                "will be JIT-compiled from PTX); tfdoctor counts it unusable because "
-                                "PTX JIT on CC >= 10 fails at the first kernel"),
+                                1, {"not built with CUDA kernel binaries compatible": "gpu-ptx-jit-only"}),
     "driver-cuda-older": Case(Machine(("--gpus", "1", "--driver", "535.183.01", "--driver-cuda", "12020"),
                                       WORKING), 1),
     "visible-subset": Case(Machine(("--gpus", "4"), WORKING, {"CUDA_VISIBLE_DEVICES": "1,3"}), 2),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tfdoctor.checks.usable import usable_gpu_count
+from tfdoctor.checks.usable import GpuCounts, gpu_counts
 from tfdoctor.facts import Facts
 from tfdoctor.smoke.runner import VMODULE
 
@@ -113,15 +113,14 @@ def run_tensorflow(machine: Machine, python: str, site: Path, scratch: Path,
 
 
 def run_tfdoctor(machine: Machine, python: str, site: Path, scratch: Path, timeout: float = 120
-                 ) -> tuple[dict[str, Any], int, str]:
-    """The --quick report, tfdoctor's usable-GPU count and its reason."""
+                 ) -> tuple[dict[str, Any], GpuCounts]:
+    """The --quick report, and the GPUs tfdoctor says TensorFlow lists and can use."""
     proc = subprocess.run([sys.executable, str(RUN), *machine.argv(scratch), "--", *TFDOCTOR, "--quick",
                            "--json", "--python", python],
                           capture_output=True, text=True, env=_env(machine, site), timeout=timeout)
     assert proc.stdout.strip(), f"tfdoctor printed nothing (exit {proc.returncode}): {proc.stderr[-2000:]}"
     report = json.loads(proc.stdout)
-    count, why = usable_gpu_count(Facts.from_dict(report["facts"]))
-    return report, count, why
+    return report, gpu_counts(Facts.from_dict(report["facts"]))
 
 
 def finding_ids(report: dict[str, Any]) -> list[str]:

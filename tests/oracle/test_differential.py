@@ -2,9 +2,10 @@
 
 For each machine of cases.py, real TensorFlow (tf_probe.py) and `tfdoctor --quick --json` run
 under tests/fakegpu/run.py. TensorFlow's count of the GPUs it keeps is pinned (what it really
-did on the stub driver), must equal tfdoctor's usable-GPU count, and every warning or error
-TensorFlow logs about the setup must map to the tfdoctor finding for it. Where tfdoctor still
-disagrees, the case says so (`known`) and a strict xfail turns green the day it is fixed.
+did on the stub driver) and must equal both the count tfdoctor says TensorFlow lists and its
+usable-GPU count. Every warning or error TensorFlow logs about the setup must map to the
+tfdoctor finding for it. The stub runs no kernel: where TensorFlow lists a GPU its kernels
+cannot run on (TF 2.17 on an RTX 5090), CUDA's ptxas is the judge (test_wheel_ptx.py).
 """
 
 from __future__ import annotations
@@ -59,8 +60,8 @@ def outcomes(tf_cuda_python, tmp_path_factory):
             venvs[case.venv] = venv_without(tf_cuda_python, tmp_path_factory.mktemp(case.venv), "cudnn")
         python, where = venvs[case.venv]
         tf = run_tensorflow(case.machine, python, where, scratch)
-        report, count, why = run_tfdoctor(case.machine, python, where, scratch)
-        return tf, report, count, why
+        report, counts = run_tfdoctor(case.machine, python, where, scratch)
+        return tf, report, counts
 
     return outcome
 
@@ -68,7 +69,7 @@ def outcomes(tf_cuda_python, tmp_path_factory):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_tensorflow_did_what_we_recorded(name, outcomes):
     """Pins real TensorFlow's behaviour on the fake machine: a stub change that alters it shows."""
-    tf, _, _, _ = outcomes(name)
+    tf, _, _ = outcomes(name)
     case: Case = CASES[name]
     assert tf.kept == case.tf_kept, tf.log
     if case.tf_kept:
@@ -79,7 +80,7 @@ def test_tensorflow_did_what_we_recorded(name, outcomes):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_every_setup_line_maps_to_a_finding(name, outcomes):
     """TensorFlow's warnings and errors about the setup each have a tfdoctor finding."""
-    tf, report, _, _ = outcomes(name)
+    tf, report, _ = outcomes(name)
     case = CASES[name]
     ids = finding_ids(report)
     for needle, finding in case.log.items():
@@ -93,19 +94,44 @@ def test_every_setup_line_maps_to_a_finding(name, outcomes):
 @pytest.mark.parametrize("name", sorted(n for n, c in CASES.items() if c.says))
 def test_findings_name_the_cause(name, outcomes):
     """Where the case says what tfdoctor must tell the user, its finding says it."""
-    _, report, _, _ = outcomes(name)
+    _, report, _ = outcomes(name)
     for finding, words in CASES[name].says.items():
         texts = [f"{f['message']} {f.get('hint') or ''}" for f in report["findings"] if f["id"] == finding]
         assert any(words in t for t in texts), texts
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=c.known)) if c.known else n
-    for n, c in sorted(CASES.items())])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_listed_gpu_counts_agree(name, outcomes):
+    """The GPUs TensorFlow keeps equal the GPUs tfdoctor says it lists."""
+    tf, _, counts = outcomes(name)
+    assert counts.listed == tf.kept, f"tfdoctor: {counts}; TensorFlow: {tf.kept}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_usable_gpu_counts_agree(name, outcomes):
     """The GPUs TensorFlow keeps equal tfdoctor's usable-GPU count."""
-    tf, _, count, why = outcomes(name)
-    assert count == tf.kept, f"tfdoctor: {count} ({why}); TensorFlow: {tf.kept}"
+    tf, _, counts = outcomes(name)
+    assert counts.usable == tf.kept, f"tfdoctor: {counts}; TensorFlow: {tf.kept}"
+
+
+def test_older_tensorflow_lists_a_gpu_its_kernels_cannot_run_on(tf_cuda_217_python, tmp_path):
+    """TF 2.17 on a fake RTX 5090 lists it and says it will JIT-compile PTX; part of that PTX is
+    sm_90a, which ptxas refuses for sm_120 (test_wheel_ptx.py). tfdoctor counts it listed, not
+    usable, says why, and maps TensorFlow's line to gpu-newer-than-tf with the 2.21 fix."""
+    from oracle.differential import Machine
+
+    site = next((Path(tf_cuda_217_python).parent.parent / "lib").glob("python3*/site-packages"))
+    machine = Machine(("--gpus", "1", "--model", "NVIDIA GeForce RTX 5090"))
+    tf = run_tensorflow(machine, tf_cuda_217_python, site, tmp_path)
+    assert tf.kept == 1 and tf.answer["details"] == [{"name": "NVIDIA GeForce RTX 5090", "cc": "12.0"}]
+    assert any("not built with CUDA kernel binaries compatible with compute capability 12.0" in line
+               for line in tf.log), tf.log
+    report, counts = run_tfdoctor(machine, tf_cuda_217_python, site, tmp_path)
+    assert (counts.listed, counts.usable) == (1, 0), counts
+    assert "1 listed by TensorFlow" in counts.why and "first kernel fails" in counts.why
+    finding = next(f for f in report["findings"] if f["id"] == "gpu-newer-than-tf")
+    assert "sm_90a" in finding["message"]
+    assert finding["remediation"]["commands"][-1].endswith("'tensorflow[and-cuda]==2.21.*'")
 
 
 def test_older_tensorflow_lists_the_fake_gpus(tf_cuda_217_python, tmp_path):
@@ -118,15 +144,15 @@ def test_older_tensorflow_lists_the_fake_gpus(tf_cuda_217_python, tmp_path):
     tf = run_tensorflow(machine, tf_cuda_217_python, site, tmp_path)
     assert tf.kept == 2
     assert tf.answer["details"] == [{"name": "NVIDIA A100-SXM4-80GB", "cc": "8.0"}] * 2
-    _, count, why = run_tfdoctor(machine, tf_cuda_217_python, site, tmp_path)
-    assert count == 2, why
+    _, counts = run_tfdoctor(machine, tf_cuda_217_python, site, tmp_path)
+    assert counts.listed == counts.usable == 2, counts
 
 
 def test_tensorflow_lists_the_mig_device_not_the_gpu(outcomes):
     """On a GPU in MIG mode real TensorFlow lists one GPU: the MIG device (its name carries the
     profile), the one CUDA_VISIBLE_DEVICES names, else the first; tfdoctor names that same one."""
     for name in ("mig-instances", "mig-selected"):
-        tf, report, _, _ = outcomes(name)
+        tf, report, _ = outcomes(name)
         assert tf.answer["details"] == [{"name": "NVIDIA A100-SXM4-80GB MIG 2g.20gb", "cc": "8.0"}]
         gpu = report["facts"]["driver"]["gpus"][0]
         assert gpu["mig_mode"] is True and len(gpu["mig_devices"]) == 3

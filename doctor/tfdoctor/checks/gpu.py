@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from packaging.version import Version
+
 from tfdoctor import compat
 from tfdoctor.checks.common import TF_SOURCE, matching_tf, pip_install
 from tfdoctor.checks.mig import mig_finding
@@ -66,24 +68,33 @@ def gpu_named_in_ticket(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     if facts.known("driver.gpus") or cc is None or tf is None or tf.is_cuda_build is False \
             or not tf.compute_capabilities:
         raise NotApplicable
-    if compat.has_kernels_for(tf.compute_capabilities, cc) == "sass":
+    kind = compat.has_kernels_for(tf.compute_capabilities, cc)
+    if kind == "sass" or (kind == "ptx" and compat.ptx_jits_on(tf.version, tf.compute_capabilities, cc)):
         return
-    newest = compat.newest_tf()
     yield Finding(
         "gpu-named-newer-than-tf", Severity.WARNING,  # inferred from a name: a log outranks it
         f"The ticket names a {named.split(' (')[0]} (compute capability {cc}, Blackwell): TensorFlow "
-        f"{tf.version} has no binaries for it, and its PTX fallback is known to fail with "
-        "CUDA_ERROR_INVALID_PTX on this generation.",
+        f"{tf.version} has no binaries for it, and its PTX does not compile for it: the first kernel "
+        "fails (CUDA_ERROR_INVALID_PTX).",
         {"gpu": named, "gpu.compute_capability": f"{cc} (from the model's name)",
          "tensorflow.compute_capabilities": ", ".join(tf.compute_capabilities),
          "tensorflow.version": tf.version or "?"},
-        hint=f"No released TensorFlow has kernels for it; use the newest ({newest}) and a current "
-             "driver, try tf-nightly or NVIDIA's TensorFlow container, or build from source.",
-        links=(TF_SOURCE,))
+        hint=no_wheel_runs_on(cc, compat.newest_tf_running_on(cc, facts.python.version)), links=(TF_SOURCE,))
+
+
+def no_wheel_runs_on(cc: str, runs: str | None) -> str:
+    """What to do for a GPU this TensorFlow's kernels cannot run on; `runs`: a release that can."""
+    build = (f"build TensorFlow from source with compute capability {cc} in "
+             "TF_CUDA_COMPUTE_CAPABILITIES, or use NVIDIA's NGC TensorFlow container")
+    if runs is None:
+        return f"No TensorFlow wheel runs on it: {build}."
+    return (f"TensorFlow {runs}'s PTX compiles for it (the first run JIT-compiles it; XLA may not "
+            f"work): install it with [and-cuda], or {build}.")
 
 
 @check("gpu-compute-capability", "TensorFlow has kernels for each GPU", "gpu",
-       emits=("gpu-too-old-for-tf", "gpu-ptx-jit-only", "gpu-newer-than-tf"), needs="tensorflow",
+       emits=("gpu-too-old-for-tf", "gpu-ptx-jit-only", "gpu-newer-than-tf", "gpu-xla-unsupported"),
+       needs="tensorflow",
        reads=("driver.gpus", "tensorflow", "tensorflow.build"),
        consequence_of=("tf-cpu-only-build",))
 def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
@@ -112,31 +123,62 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
                 f"than any architecture TensorFlow {tf.version} was built for.",
                 ev, hint=f"Use an older TensorFlow whose wheel still covers this GPU: {fits}.",
                 remediation=fix, links=(TF_SOURCE,))
+        elif kind == "ptx" and not compat.ptx_jits_on(tf.version, tf.compute_capabilities,
+                                                       g.compute_capability):
+            yield _newer_than_tf(facts, g, which, ev)
         elif kind == "ptx":
-            major = int(g.compute_capability.split(".")[0])
-            if major >= 10:
-                # Field reports (research §3) say 2.20/2.21 JIT-compile on RTX 50xx where older
-                # releases fail with CUDA_ERROR_INVALID_PTX: offer the newest, never a CPU build.
-                newest = compat.newest_tf()
-                upgrade = None if compat.tf_release(tf.version or "") == compat.tf_release(newest) else \
-                    Remediation("install-matching-tensorflow",
-                                (pip_install(facts, f"tensorflow[and-cuda]=={newest}.*"),))
+            yield Finding(
+                "gpu-ptx-jit-only", Severity.WARNING,
+                f"{which} ({g.name}, compute capability {g.compute_capability}) runs "
+                "TensorFlow's kernels only by JIT-compiling PTX: the first run can take "
+                "30 minutes or longer.",
+                ev, hint="Set CUDA_CACHE_MAXSIZE=4294967296 so the JIT cache survives, or use "
+                "a TensorFlow built for this architecture.", links=(TF_SOURCE,))
+            if g.compute_capability.startswith("12.") and _xla_targets_sm120(tf.version):
                 yield Finding(
-                    "gpu-newer-than-tf", Severity.ERROR,
-                    f"TensorFlow {tf.version} has no binaries for {which} "
-                    f"({g.name}, compute capability {g.compute_capability}); its PTX fallback "
-                    "is known to fail with CUDA_ERROR_INVALID_PTX on this generation.",
-                    ev, hint=f"No released TensorFlow has kernels for it; use the newest ({newest}) "
-                    "and a current driver, try tf-nightly, or build TensorFlow from source.",
-                    remediation=upgrade, links=(TF_SOURCE,))
-            else:
-                yield Finding(
-                    "gpu-ptx-jit-only", Severity.WARNING,
-                    f"{which} ({g.name}, compute capability {g.compute_capability}) runs "
-                    "TensorFlow's kernels only by JIT-compiling PTX: the first run can take "
-                    "30 minutes or longer.",
-                    ev, hint="Set CUDA_CACHE_MAXSIZE=4294967296 so the JIT cache survives, or use "
-                    "a TensorFlow built for this architecture.", links=(TF_SOURCE,))
+                    "gpu-xla-unsupported", Severity.WARNING,
+                    f"XLA in TensorFlow {tf.version} is reported to abort when it compiles for {which} "
+                    f"({g.name}, compute capability {g.compute_capability}): \"LLVM ERROR: PTX "
+                    "version 8.5 does not support target 'sm_120'\". Keras 3 compiles model.fit "
+                    "with XLA by default when it sees a GPU.",
+                    ev, hint="Pass jit_compile=False to model.compile (and to tf.function), and leave "
+                    "TF_XLA_FLAGS=--tf_xla_auto_jit unset.", links=(XLA_SM120,))
+
+
+XLA_SM120 = "https://github.com/tensorflow/tensorflow/issues/111958"
+"""XLA's LLVM emits PTX 8.5, which cannot target sm_120 (reported on 2.21 and 2.22 nightlies)."""
+
+
+def _xla_targets_sm120(version: str | None) -> bool:
+    """2.21 and newer: the releases #111958 covers (what older XLA does on sm_120 is not known)."""
+    minor = compat.tf_release(version or "")
+    return minor is not None and Version(minor.version) >= Version("2.21")
+
+
+def _newer_than_tf(facts: Facts, g: GpuFacts, which: str, ev: dict[str, str]) -> Finding:
+    """TensorFlow lists the GPU, but its PTX does not compile for it: the first kernel fails."""
+    tf = facts.tensorflow
+    assert tf is not None and g.compute_capability
+    release = compat.tf_release(tf.version or "")
+    specific = [t for t in (release.ptx_targets or ()) if t.endswith("a")] if release else []
+    if specific and release and release.compute_capabilities == tf.compute_capabilities:
+        # Measured in the wheel (benchmarks/wheel_ptx.py): ptxas refuses sm_90a for another arch.
+        why = (f"part of its PTX targets {', '.join(specific)}, which CUDA cannot compile for any other "
+               "architecture: TensorFlow lists the GPU, but its first kernel fails (CUDA_ERROR_INVALID_PTX).")
+    else:
+        # Field reports: RTX 50xx with 2.16.2 to 2.20 (tensorflow#99592, #101746, #97387).
+        why = ("TensorFlow may list it, but on this generation the PTX fallback fails at the first "
+               "kernel (CUDA_ERROR_INVALID_PTX or CUDA_ERROR_INVALID_HANDLE).")
+    runs = compat.newest_tf_running_on(g.compute_capability, facts.python.version)
+    fix = None
+    if runs and compat.tf_release(runs) != release:
+        fix = Remediation("install-matching-tensorflow",
+                          (pip_install(facts, f"tensorflow[and-cuda]=={runs}.*"),))
+    return Finding(
+        "gpu-newer-than-tf", Severity.ERROR,
+        f"TensorFlow {tf.version} has no binaries for {which} ({g.name}, compute capability "
+        f"{g.compute_capability}), and {why}",
+        ev, hint=no_wheel_runs_on(g.compute_capability, runs), remediation=fix, links=(TF_SOURCE,))
 
 
 @check("gpu-health", "GPU state: MIG, PCIe link, throttling, ECC", "gpu",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from tfdoctor import compat
 from tfdoctor.checks.common import visible_gpus
 from tfdoctor.checks.mig import mig_view
@@ -19,6 +21,31 @@ def loadable(lib: LibraryFacts) -> bool:
 
 def usable_gpu_count(facts: Facts) -> tuple[int, str]:
     """The count, and a short reason when it is lower than the GPUs present."""
+    counts = gpu_counts(facts)
+    return counts.usable, counts.why
+
+
+def listed_gpu_count(facts: Facts) -> int:
+    """The GPUs tf.config.list_physical_devices('GPU') shows, usable or not."""
+    return gpu_counts(facts).listed
+
+
+class GpuCounts(NamedTuple):
+    listed: int
+    """Devices TensorFlow creates: what its list_physical_devices('GPU') returns."""
+    usable: int
+    """Of those, the ones whose kernels run: TF also lists a GPU it only has PTX for on CC >= 10."""
+    why: str
+
+
+def gpu_counts(facts: Facts) -> GpuCounts:
+    """What TensorFlow lists and what it can use, with the reason when fewer than present.
+
+    Listed follows TF's device creation (gpu_device.cc): the driver, cuInit, every library of
+    TryDlopenCUDALibraries, visibility, and a compute capability at or above the wheel's oldest.
+    Usable drops the listed GPUs TF has only PTX for that the driver cannot JIT-compile for
+    them (gpu-newer-than-tf).
+    """
     tf = facts.tensorflow
     # Every reason that alone leaves 0 GPUs: a CPU-only TensorFlow must be named even when the
     # driver is missing too, or fixing the driver looks like enough.
@@ -29,35 +56,46 @@ def usable_gpu_count(facts: Facts) -> tuple[int, str]:
         dists = ", ".join(d.name for d in tf.distributions) or "tensorflow"
         reasons.append(f"TensorFlow is a CPU-only build ({dists}), which never uses a GPU")
     if reasons:
-        return 0, "; ".join(reasons)
+        return GpuCounts(0, 0, "; ".join(reasons))
     assert tf is not None
     if facts.cuda_driver.is_stub or facts.cuda_driver.load_error or facts.cuda_driver.crash:
-        return 0, "libcuda.so.1 is missing, a stub, or crashed"
+        return GpuCounts(0, 0, "libcuda.so.1 is missing, a stub, or crashed")
     init = facts.cuda_driver.init_result
     if init and init != "CUDA_SUCCESS":
-        return 0, f"cuInit failed ({init}): TensorFlow can use no GPU"
+        return GpuCounts(0, 0, f"cuInit failed ({init}): TensorFlow can use no GPU")
     missing = [lib.soname for lib in facts.libraries if lib.name in REQUIRED_LIBS and not loadable(lib)]
     if missing:
-        return 0, "cannot load " + ", ".join(missing)
+        return GpuCounts(0, 0, "cannot load " + ", ".join(missing))
     # A GPU in MIG mode is not a CUDA device itself; the process gets one MIG device (checks/mig.py).
     gpus = tuple(g for g in visible_gpus(facts) if not g.mig_mode)
-    ok = [g for g in gpus if _runs_kernels(tf.compute_capabilities, g.compute_capability)
-          and "NVML_ERROR_GPU_IS_LOST" not in g.errors.values()]
     mig = mig_view(facts)
     if mig is not None and mig.usable:
-        parent = mig.selected[0] if mig.selected else mig.gpus[0]
-        if _runs_kernels(tf.compute_capabilities, parent.compute_capability):
-            ok.append(parent)
-    why = "" if len(ok) == len(facts.driver.gpus) else (
-        f"{len(facts.driver.gpus) - len(gpus)} hidden by CUDA_VISIBLE_DEVICES or MIG, "
-        f"{len(gpus) - len([g for g in ok if not g.mig_mode])} unsupported compute capability"
-        + (f"; MIG: {mig.how}" if mig is not None else ""))
-    return len(ok), why
+        gpus += (mig.selected[0] if mig.selected else mig.gpus[0],)
+    built = tf.compute_capabilities
+    listed = [g for g in gpus if _kernels(built, g.compute_capability) != "none"
+              and "NVML_ERROR_GPU_IS_LOST" not in g.errors.values()]
+    ok = [g for g in listed if _runs_kernels(tf.version, built, g.compute_capability)]
+    present = len(facts.driver.gpus)
+    reasons = []
+    if hidden := present - len([g for g in gpus if not g.mig_mode]):
+        reasons.append(f"{hidden} hidden by CUDA_VISIBLE_DEVICES or MIG")
+    if old := len(gpus) - len(listed):
+        reasons.append(f"{old} unsupported compute capability")
+    if jit := len(listed) - len(ok):
+        reasons.append(f"{jit} listed by TensorFlow, but it has only PTX for compute capability "
+                       f"{', '.join(sorted({g.compute_capability or '?' for g in listed if g not in ok}))}, "
+                       "that does not compile for it, so the first kernel fails")
+    if mig is not None and reasons:
+        reasons.append(f"MIG: {mig.how}")
+    return GpuCounts(len(listed), len(ok), "; ".join(reasons) if len(ok) < present else "")
 
 
-def _runs_kernels(built: tuple[str, ...], cc: str | None) -> bool:
-    """SASS, or PTX the driver JITs; not PTX on CC >= 10, which fails (gpu-newer-than-tf)."""
-    if cc is None or not built:
-        return True
-    kind = compat.has_kernels_for(built, cc)
-    return kind == "sass" or (kind == "ptx" and int(cc.split(".")[0]) < 10)
+def _kernels(built: tuple[str, ...], cc: str | None) -> str:
+    """sass, ptx or none; a GPU or wheel that does not say counts as sass."""
+    return compat.has_kernels_for(built, cc) if cc and built else "sass"
+
+
+def _runs_kernels(version: str | None, built: tuple[str, ...], cc: str | None) -> bool:
+    """SASS, or PTX the driver can JIT-compile for it (compat.ptx_jits_on)."""
+    kind = _kernels(built, cc)
+    return kind == "sass" or (kind == "ptx" and compat.ptx_jits_on(version, built, cc or ""))
