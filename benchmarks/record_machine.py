@@ -9,7 +9,8 @@ redacts the facts (user, host, GPU UUIDs, serials and PCI ids become pseudonyms;
 shape) and writes:
 
     facts.json     the redacted facts (`tfdoctor replay tests/recorded/NAME/facts.json`)
-    expected.json  the verdict, root cause, findings and usable-GPU count the rules give today
+    expected.json  the verdict, root cause, findings, and the GPUs TensorFlow lists and can use,
+                   as the rules give them today
     meta.json      what was recorded, when, with which tfdoctor, on what (GPU or not)
 
 tests/oracle/test_recorded.py replays every fixture. Run it on every machine with a real GPU you
@@ -55,17 +56,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def expected_of(facts: Facts) -> dict[str, object]:
     """What today's rules say about the facts: the replay test compares against this."""
-    from tfdoctor.checks.usable import usable_gpu_count
+    from tfdoctor.checks.usable import gpu_counts
     from tfdoctor.report import build_report
 
     report = build_report(facts)
-    count, why = usable_gpu_count(facts)
+    counts = gpu_counts(facts)
     return {
         "verdict": report.verdict,
         "root_cause": report.root_cause.id if report.root_cause else None,
         "findings": [f"{f.severity.value} {f.id}" for f in report.findings],
-        "usable_gpus": count,
-        "usable_gpus_why": why,
+        "listed_gpus": counts.listed,
+        "usable_gpus": counts.usable,
+        "usable_gpus_why": counts.why,
     }
 
 

@@ -42,6 +42,18 @@ def test_recorded_machine_replays(name):
     assert expected_of(facts) == expected
 
 
+@pytest.mark.parametrize("name", [n for n in FIXTURES if json.loads(
+    (RECORDED / n / "facts.json").read_text()).get("smoke")])
+def test_tensorflow_listed_what_tfdoctor_says_it_lists(name):
+    """Where the recording ran the smoke child, the GPUs real TensorFlow listed in its devices
+    recipe are the GPUs tfdoctor says it lists: the oracle for every recording of real hardware."""
+    facts = Facts.from_dict(json.loads((RECORDED / name / "facts.json").read_text()))
+    assert facts.smoke is not None
+    assert any(r.name == "devices" and r.status == "passed" for r in facts.smoke.recipes)
+    listed = [d for d in facts.smoke.devices if d.device_type == "GPU"]
+    assert json.loads((RECORDED / name / "expected.json").read_text())["listed_gpus"] == len(listed)
+
+
 def test_fixtures_are_redacted():
     """No recording names a real GPU: UUIDs, serials and PCI ids are pseudonyms ("GPU-<...>")."""
     for name in FIXTURES:
