@@ -33,8 +33,9 @@
 #endif
 
 struct status_or { uintptr_t rep; void *value; };
-/* absl::status_internal::StatusRep: ref, code, then a libstdc++ std::string. */
-struct string_rep { char *data; size_t size; char local[16]; };
+/* absl::status_internal::StatusRep: ref, code, then a libstdc++ (C++11 ABI) std::string, whose
+ * heap buffer keeps its capacity where a short string keeps its characters. */
+struct string_rep { char *data; size_t size; union { size_t capacity; char local[16]; }; };
 #ifdef PRE_ABSL
 struct status_rep { int32_t code; int32_t pad; struct string_rep message; void *payloads; };
 #else
@@ -48,6 +49,7 @@ static void error(struct status_or *out, int code, const char *text) {
 #endif
   rep->code = code;
   rep->message.size = strlen(text);
+  rep->message.capacity = strlen(text);
   rep->message.data = strdup(text);
   out->rep = POINTER(rep);
   out->value = NULL;

@@ -66,6 +66,29 @@ def handle_path(libc, handle):
     return name.decode("utf-8", "replace") if name else None
 
 
+def read_string(at):
+    """The libstdc++ std::string at address `at`, in either ABI, or None.
+
+    C++11 ABI (wheels from TF 2.9): {char* data; size_t size; capacity or a 16-byte buffer}.
+    The old copy-on-write ABI (manylinux2010 wheels, TF <= 2.8): {char* data}, with the length
+    and capacity in the _Rep 24 bytes before the data. Both keep a NUL after the last character,
+    which tells them apart.
+    """
+    data = ctypes.c_void_p.from_address(at).value
+    if not data:
+        return None
+    size = ctypes.c_size_t.from_address(at + 8).value
+    spare = ctypes.c_size_t.from_address(at + 16).value
+    if (data == at + 16 and size < 16 or size <= spare <= 1 << 20) \
+            and ctypes.c_char.from_address(data + size).value == b"\0":
+        return ctypes.string_at(data, min(size, MAX_MESSAGE)).decode("utf-8", "replace")
+    length = ctypes.c_size_t.from_address(data - 24).value
+    capacity = ctypes.c_size_t.from_address(data - 16).value
+    if length <= capacity <= 1 << 20 and ctypes.c_char.from_address(data + length).value == b"\0":
+        return ctypes.string_at(data, min(length, MAX_MESSAGE)).decode("utf-8", "replace")
+    return None
+
+
 def read_status(rep):
     """(code, message) of a non-OK status whose representation word is `rep`.
 
@@ -74,8 +97,7 @@ def read_status(rep):
     {int32 ref; int32 code; std::string message; ...} (untagged in newer Abseil, tagged with the
     low bit in older). The pre-absl tensorflow::Status (TF <= 2.12) is a State* {int32 code;
     std::string msg; ...}. Codes are at most 16, so a small word is inlined, a large one a
-    pointer; every layout keeps the message at offset 8 as a libstdc++ std::string
-    {char* data; size_t size; ...}.
+    pointer; every layout keeps the message at offset 8.
     """
     if rep < 0x100:
         return rep >> 2, None
@@ -83,12 +105,11 @@ def read_status(rep):
     first = ctypes.c_int32.from_address(base).value
     second = ctypes.c_int32.from_address(base + 4).value
     code = second if 0 < second <= 16 else first
-    data = ctypes.c_void_p.from_address(base + 8).value
-    size = ctypes.c_size_t.from_address(base + 16).value
-    if not data or size > 1 << 20:
-        return code, None
-    text = ctypes.string_at(data, min(size, MAX_MESSAGE)).decode("utf-8", "replace")
-    return code, text
+    return code, read_string(base + 8)
+
+
+UNWRITTEN = 0x5E5E5E5E5E5E5E5E
+"""What the StatusOr buffer holds before the call: a word the callee did not write keeps it."""
 
 
 def ask(libc, func):
@@ -96,10 +117,14 @@ def ask(libc, func):
     func.restype = None
     func.argtypes = [ctypes.c_void_p]
     # A StatusOr<void*> is not trivially copyable, so the SysV ABI returns it through a hidden
-    # pointer: {status word; void* value}, with room to spare.
-    out = (ctypes.c_uint64 * 8)()
+    # pointer: {status word; void* value}, with room to spare. TF 2.10's is {three zero words;
+    # State*; void* value} (measured on its wheel): three zeros never start the usual layout,
+    # whose OK value is a non-null handle and whose error leaves the value word unwritten.
+    out = (ctypes.c_uint64 * 8)(*[UNWRITTEN] * 8)
     func(ctypes.addressof(out))
-    rep, value = out[0], out[1]
+    at = 3 if out[0] == out[1] == out[2] == 0 and out[3] != UNWRITTEN else 0
+    rep, value = out[at], out[at + 1]
+    value = 0 if value == UNWRITTEN else value
     # OK: kOk inlined is 1 (newer Abseil) or 0 (older Abseil; the pre-absl null State*).
     if rep in (0, 1):
         if not value:
@@ -108,6 +133,8 @@ def ask(libc, func):
         if path is None:
             return {"error": "dlinfo could not name the loaded handle", "abi": "unexpected"}
         return {"path": path}
+    if rep == UNWRITTEN:
+        return {"error": "the loader wrote no status", "abi": "unexpected"}
     code, message = read_status(rep)
     answer = {"code": code, "error": message or f"status code {code}"}
     if not 0 < code <= 16:

@@ -9,9 +9,11 @@ library is marked `model_disagrees` (a finding: the model is wrong for this layo
 Not in --quick: a child that maps the 1 GB framework costs 0.3-0.5 s on its own, the whole of
 the quick run's budget (benchmarks/bench.py quick).
 
-Releases: run on the real frameworks of TF 2.21.0 and 2.17.1 (tsl::internal, newer and older
-Abseil Status) and 2.11.1 (stream_executor::internal, tensorflow::Status); 2.12-2.16 use the
-same TSL names. Anything else falls back to the model and says so (tf-loader-unavailable).
+Releases: run on the real framework of one wheel of every family from 2.0 (tensorflow-gpu) to
+2.22rc0 (tests/oracle/test_tfloader_releases.py): stream_executor::internal to 2.11, tsl::internal
+from 2.12; tensorflow::Status to 2.12, then older and newer Abseil Status; the copy-on-write
+std::string of the manylinux2010 wheels to 2.8; TF 2.10's wider StatusOr. Anything else falls
+back to the model and says so (tf-loader-unavailable).
 """
 
 from __future__ import annotations
