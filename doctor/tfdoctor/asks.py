@@ -23,7 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                              "cat /proc/driver/nvidia/version; lsmod | grep -E 'nvidia|nouveau'"),
     "driver.device_nodes": ("kernel-module", "ls -l /dev/nvidia*"),
     "cuda_driver": ("tf-log", TF_LOG),
-    "libraries": ("libraries", "ldconfig -p | grep -E 'libcudart|libcublas|libcudnn|libnccl'; ls \"$(python -c "
+    "libraries": ("libraries", "ldconfig -p | grep -E 'libcuda\\.so|libcudart|libcublas|libcudnn|libnccl'; ls \"$(python -c "
                                "'import site; print(site.getsitepackages()[0])')\"/nvidia/*/lib"),
     "tensorflow": ("packages", "pip list"),
     "tensorflow.distributions": ("packages", "pip list"),
@@ -63,6 +63,9 @@ EVIDENCE: dict[str, tuple[str, ...]] = {
     "tf-log-no-matching-wheel": ("platform.system", "python.version", "python.packages"),
     "tf-log-ptx-jit-startup-delay": ("driver", "tensorflow.build"),
     "tf-log-protobuf-getprototype-removed": _PACKAGES,
+    "tf-log-nvidia-smi-no-libcuda": ("libraries", "driver", "env"),
+    "tf-log-companion-no-wheel": ("python.version", "python.packages"),
+    "tf-log-companion-import-failed": _PACKAGES,
     "tf-log-docker-image-cudnn8": ("libraries",),
     "tf-log-jit-compilation-failed": ("toolkits", "python.packages", "xla"),
     "tf-log-allocator-stats-missing": ("env", "tensorflow.build"),

@@ -132,7 +132,8 @@ def build_report(facts: Facts, config: CheckConfig = CheckConfig(),
 def rank_findings(raw: list[Finding]) -> tuple[Finding, ...]:
     """Link each finding to the cause that explains it, then order: root cause first.
 
-    A finding is explained by a present finding its check names in `consequence_of`; among
+    A finding is explained by the present finding it names (`caused_by`, set by its check) or by
+    one its check names in `consequence_of`; among
     several, the one that is not itself explained wins. The root cause is the unexplained
     error that explains the most others; generic findings (no GPUs, TensorFlow missing, a smoke
     crash) never outrank a specific one; ties keep check order (bottom of the stack first).
@@ -144,7 +145,8 @@ def rank_findings(raw: list[Finding]) -> tuple[Finding, ...]:
         spec = specs.get(f.check)
         return [c for c in (spec.consequence_of if spec else ()) if c in present and c != f.id]
 
-    direct = {f.id: causes_of(f) for f in raw}
+    # A check may name the cause itself (one log line explained by another): that link comes first.
+    direct = {f.id: [c for c in (f.caused_by,) if c in present] + causes_of(f) for f in raw}
     linked: list[Finding] = []
     for f in raw:
         causes = direct[f.id]

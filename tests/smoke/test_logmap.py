@@ -220,6 +220,25 @@ FIELD_LINES = [
     # github.com/bytedance/monolith/issues/14 and tensorflow/tensorflow#52883 (estimator 2.7 under TF 2.6)
     ("AttributeError: module 'tensorflow.tools.docs.doc_controls' has no attribute 'inheritable_header'",
      ("tf-internal-api-mismatch", "inheritable_header")),
+    # github.com/conda-forge/tensorflow-feedstock/issues/257 (nvidia-smi without the driver's libcuda)
+    ("| NVIDIA-SMI 460.91.03    Driver Version: 460.91.03    CUDA Version: N/A      |",
+     ("nvidia-smi-no-libcuda", "N/A")),
+    # github.com/NVIDIA/nvidia-container-toolkit/issues/1246 (the same inside a container)
+    ("inside the container, `nvidia-smi` might report `CUDA Version: ERR!`",
+     ("nvidia-smi-no-libcuda", "ERR!")),
+    ("| NVIDIA-SMI 535.54.03    Driver Version: 535.54.03    CUDA Version: 12.2     |", None),
+    # github.com/keras-team/keras/issues/20572 (pip's resolver: tensorflow-text has no cp312 wheel)
+    ('    keras-hub 0.17.0 depends on tensorflow-text; platform_system != "Darwin"',
+     ("companion-no-wheel", "tensorflow-text")),
+    # github.com/keras-team/keras-hub/issues/1649 (pip list: the placeholder release it fell back to)
+    ("keras-nlp                 0.0.0", ("companion-no-wheel", "keras-nlp")),
+    ("keras-nlp                 0.12.1", None),
+    # github.com/keras-team/keras-hub/issues/1649 (the reporter's finding)
+    ("I found the reason. tensorflow-text has no distribution for python3.12.",
+     ("companion-no-wheel", "tensorflow-text")),
+    # github.com/keras-team/keras-hub/issues/1417 (keras-nlp when tensorflow_text does not import)
+    ("ImportError: WordPieceTokenizer requires the `tensorflow-text` package. Please install with "
+     "`pip install tensorflow-text`.", ("companion-import-failed", "tensorflow-text")),
 ]
 
 

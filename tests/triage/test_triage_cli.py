@@ -244,3 +244,33 @@ def test_summary_line_says_unknown_not_absent() -> None:
     out = run("triage", "-", stdin=b"TensorFlow 2.13.1 on Ubuntu 20.04, the GPU is not used.\n")
     line = next(x for x in out.stdout.decode().splitlines() if "| Python" in x)
     assert line.startswith("TensorFlow 2.13.1 |"), line  # no "()" for distributions not shown
+
+
+# Lines of a real report (conda-forge/tensorflow-feedstock#257): the driver runs, nvidia-smi works,
+# but shows no CUDA version, and TensorFlow cannot open libcuda.so.1.
+NO_LIBCUDA = """\
+2022-07-07 15:53:15.984325: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object file: No such file or directory
+2022-07-07 15:53:15.984343: W tensorflow/stream_executor/cuda/cuda_driver.cc:269] failed call to cuInit: UNKNOWN ERROR (303)
+[]
+$ sudo nvidia-smi
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 460.91.03    Driver Version: 460.91.03    CUDA Version: N/A      |
+|-------------------------------+----------------------+----------------------+
+|   0  GeForce GTX TIT...  Off  | 00000000:2D:00.0  On |                  N/A |
++-------------------------------+----------------------+----------------------+
+"""
+
+
+def test_a_log_line_that_explains_others_is_the_root(tmp_path: Path) -> None:
+    """nvidia-smi's "CUDA Version: N/A" is the reason TensorFlow cannot open libcuda.so.1 and
+    cuInit fails, though it comes later in the ticket: it is the root, they are its consequences,
+    and the first thing to ask for is the libraries, not the kernel module."""
+    path = tmp_path / "ticket.txt"
+    path.write_text(NO_LIBCUDA)
+    report = json.loads(run("triage", "--json", str(path)).stdout)
+    findings = {f["id"]: f for f in report["findings"]}
+    assert report["verdict"]["root_cause"] == "tf-log-nvidia-smi-no-libcuda"
+    for consequence in ("tf-log-driver-library-missing", "tf-log-cuda-init-failed", "smoke-no-gpu"):
+        assert findings[consequence]["caused_by"] == "tf-log-nvidia-smi-no-libcuda", consequence
+    first = report["ask_for"][0]
+    assert first["fact"] == "libraries" and "libcuda\\.so" in first["command"], first

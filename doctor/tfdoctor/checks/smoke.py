@@ -311,6 +311,7 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     gpu_unknown = not facts.known("driver.gpus")
     gpu_expected = bool(facts.driver.gpus) or config.expect_gpus or (
         gpu_unknown and (s.outcome != "ticket" or wants_gpu_signs(facts)))
+    seen = {c.id for c in s.causes if c.id in CAUSES}
     for cause in s.causes:
         info = CAUSES.get(cause.id)
         if info is None or cause.id in done or not _applies(info, facts):
@@ -324,6 +325,8 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             **({"subject": cause.subject} if cause.subject else {}),
             **({"recipe": cause.recipe} if cause.recipe else {}),
         }
+        # Another line of the same log that is the reason for this one (CauseInfo.explains).
+        reason = next((r for r in sorted(seen) if cause.id in CAUSES[r].explains), None)
         yield Finding(
             finding_id(cause.id),
             severity,
@@ -331,6 +334,7 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             evidence,
             cause_hint(info, facts),
             links=(info.link,) if info.link else (),
+            caused_by=finding_id(reason) if reason else None,
         )
 
 

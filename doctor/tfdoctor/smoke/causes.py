@@ -27,6 +27,8 @@ class CauseInfo:
     min_tf: str | None = None
     """Only a cause from this TensorFlow release on (a code pattern that breaks there); the line
     alone says nothing when the TensorFlow version is unknown or older."""
+    explains: tuple[str, ...] = ()
+    """Causes this one is the reason for: in the same log they are reported after it."""
 
 
 CAUSES: dict[str, CauseInfo] = {
@@ -326,6 +328,35 @@ CAUSES: dict[str, CauseInfo] = {
         "Install a TensorFlow release built for this GPU generation (a newer release, or NVIDIA's "
         "TensorFlow container).",
         TF_PIP,
+    ),
+    "nvidia-smi-no-libcuda": CauseInfo(
+        Severity.ERROR,
+        "nvidia-smi runs but shows no CUDA version: it could not load the driver's CUDA library "
+        "libcuda.so.1, which TensorFlow needs too. The kernel driver is there; its user-space CUDA "
+        "library is missing, or off the loader path.",
+        "Install the driver's compute library (Debian/Ubuntu: libnvidia-compute-<branch> of the same "
+        "branch as the driver); in a container, find where the toolkit mounted libcuda.so.1 "
+        "(ldconfig -p | grep libcuda) and put that directory on LD_LIBRARY_PATH.",
+        "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/troubleshooting.html",
+        True,
+        explains=("driver-library-missing", "driver-missing", "cuda-init-failed"),
+    ),
+    "companion-no-wheel": CauseInfo(
+        Severity.ERROR,
+        "A TensorFlow companion package has no wheel for this Python (or platform): pip stops on the "
+        "conflict, falls back to an older TensorFlow that has one, or installs a placeholder release.",
+        "Use a Python version the companion publishes wheels for (its PyPI 'Download files' page), or "
+        "wait for a release of it that adds this Python; pin TensorFlow to the companion's series.",
+        "https://pypi.org/project/tensorflow-text/#files",
+        explains=("pip-dependency-conflict",),
+    ),
+    "companion-import-failed": CauseInfo(
+        Severity.ERROR,
+        "tensorflow-text does not import: it is missing, of another series than TensorFlow, or one of "
+        "its dependencies (tensorflow-hub) is broken for this TensorFlow.",
+        "Run python -c 'import tensorflow_text' to see why; install the tensorflow-text of TensorFlow's "
+        "series (and tf-keras, which tensorflow-hub imports), not a release that moves TensorFlow.",
+        "https://pypi.org/project/tensorflow-text/",
     ),
     "pip-dependency-conflict": CauseInfo(
         Severity.ERROR,

@@ -156,6 +156,20 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("jit-compilation-failed", r"JIT compilation failed\.?(?: \[Op:(?P<s>\w+)\])?"),
         # TF_GPU_ALLOCATOR=cuda_malloc_async in TF 2.5 (tensorflow/tensorflow#48869, #48545)
         ("allocator-stats-missing", r"No allocator statistics"),
+        # nvidia-smi reads the CUDA version from the driver's libcuda: "CUDA Version: N/A" (or
+        # "ERR!" in a container) means it could not load it, though the kernel driver and NVML work
+        # (conda-forge/tensorflow-feedstock#257; NVIDIA/nvidia-container-toolkit#1246)
+        ("nvidia-smi-no-libcuda", r"CUDA Version:\s*(?P<s>N/A|ERR!)"),
+        # A TensorFlow companion with no wheel for this Python: pip cannot satisfy "keras-hub 0.17.0
+        # depends on tensorflow-text" (keras-team/keras#20572), installs the keras-nlp 0.0.0 placeholder
+        # (keras-team/keras-hub#1649), or the user says so (keras-team/keras-hub#1218)
+        ("companion-no-wheel", r"\b[\w.-]+ \d[\w.]* depends on (?P<s>tensorflow[-_](?:text|io|decision[-_]forests"
+                               r"|addons|recommenders))\b|\b(?P<t>keras[-_]nlp)\s+0\.0\.0\b"),
+        ("companion-no-wheel", r"(?i:\bno (?:wheels?|distributions?)\b[^\n]{0,80}?(?P<s>tensorflow[-/_]text)"
+                               r"|(?P<t>tensorflow[-_]text) (?:has|publishes|ships) no (?:wheels?|distributions?))"),
+        # keras-nlp / keras-hub when `import tensorflow_text` fails, installed or not: it, or its own
+        # dependency tensorflow-hub, does not import with this TensorFlow (keras-team/keras-hub#1417)
+        ("companion-import-failed", r"requires the `(?P<s>tensorflow[-_]text)` package"),
         # an extension built against a newer CUDA runtime than the libcudart that loads (horovod#3383)
         ("cudart-symbol-missing", r"undefined symbol: (?P<s>cuda\w+), version libcudart\.so"),
         (
