@@ -41,36 +41,35 @@ HEAD = re.compile(rb"\.version (\d+\.\d+)\s+\.target (\w+)")
 def lz4_block(src: bytes, limit: int) -> bytes:
     """Decode an LZ4 block, stopping once `limit` bytes are out (the PTX head is enough to sort)."""
     out = bytearray()
-    i, n = 0, len(src)
-    while i < n and len(out) < limit:
-        token = src[i]
-        i += 1
-        length = token >> 4
-        if length == 15:
+    at = 0
+
+    def length(nibble: int) -> int:
+        """A token's 4-bit length, extended by bytes of 255 and one below it."""
+        nonlocal at
+        if nibble == 15:
             while True:
-                length += src[i]
-                i += 1
-                if src[i - 1] != 255:
+                nibble += src[at]
+                at += 1
+                if src[at - 1] != 255:
                     break
-        out += src[i:i + length]
-        i += length
-        if i >= n:
+        return nibble
+
+    while at < len(src) and len(out) < limit:
+        token = src[at]
+        at += 1
+        literals = length(token >> 4)
+        out += src[at:at + literals]
+        at += literals
+        if at >= len(src):
             break
-        offset = src[i] | src[i + 1] << 8
-        i += 2
-        length = token & 15
-        if length == 15:
-            while True:
-                length += src[i]
-                i += 1
-                if src[i - 1] != 255:
-                    break
-        length += 4
+        offset = src[at] | src[at + 1] << 8
+        at += 2
+        match = length(token & 15) + 4
         start = len(out) - offset
-        if offset >= length:
-            out += out[start:start + length]
+        if offset >= match:
+            out += out[start:start + match]
         else:  # an overlapping match repeats the last `offset` bytes
-            for k in range(length):
+            for k in range(match):
                 out.append(out[start + k])
     return bytes(out[:limit])
 
