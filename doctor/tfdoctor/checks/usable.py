@@ -25,16 +25,11 @@ def usable_gpu_count(facts: Facts) -> tuple[int, str]:
     return counts.usable, counts.why
 
 
-def listed_gpu_count(facts: Facts) -> int:
-    """The GPUs tf.config.list_physical_devices('GPU') shows, usable or not."""
-    return gpu_counts(facts).listed
-
-
 class GpuCounts(NamedTuple):
     listed: int
     """Devices TensorFlow creates: what its list_physical_devices('GPU') returns."""
     usable: int
-    """Of those, the ones whose kernels run: TF also lists a GPU it only has PTX for on CC >= 10."""
+    """Of those, the ones its kernels run on: TF also lists a GPU whose only PTX does not compile for it."""
     why: str
 
 
@@ -82,9 +77,9 @@ def gpu_counts(facts: Facts) -> GpuCounts:
     if old := len(gpus) - len(listed):
         reasons.append(f"{old} unsupported compute capability")
     if jit := len(listed) - len(ok):
-        reasons.append(f"{jit} listed by TensorFlow, but it has only PTX for compute capability "
-                       f"{', '.join(sorted({g.compute_capability or '?' for g in listed if g not in ok}))}, "
-                       "that does not compile for it, so the first kernel fails")
+        ccs = ", ".join(sorted({g.compute_capability or "?" for g in listed if g not in ok}))
+        reasons.append(f"{jit} listed by TensorFlow, but its only code for compute capability {ccs} is "
+                       "PTX that does not compile for it, so the first kernel fails")
     if mig is not None and reasons:
         reasons.append(f"MIG: {mig.how}")
     return GpuCounts(len(listed), len(ok), "; ".join(reasons) if len(ok) < present else "")
