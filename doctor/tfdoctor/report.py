@@ -133,10 +133,10 @@ def rank_findings(raw: list[Finding]) -> tuple[Finding, ...]:
     """Link each finding to the cause that explains it, then order: root cause first.
 
     A finding is explained by the present finding it names (`caused_by`, set by its check) or by
-    one its check names in `consequence_of`; among
-    several, the one that is not itself explained wins. The root cause is the unexplained
-    error that explains the most others; generic findings (no GPUs, TensorFlow missing, a smoke
-    crash) never outrank a specific one; ties keep check order (bottom of the stack first).
+    one its check names in `consequence_of`; among several, the one that is not itself explained
+    wins. The root cause is the unexplained error that explains the most others; generic findings
+    (no GPUs, TensorFlow missing, a smoke crash) never outrank a specific one; ties keep check
+    order (bottom of the stack first).
     """
     specs = {s.id: s for s in all_checks()}
     present = {f.id for f in raw if f.severity is not Severity.INFO}
