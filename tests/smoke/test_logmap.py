@@ -239,6 +239,26 @@ FIELD_LINES = [
     # github.com/keras-team/keras-hub/issues/1417 (keras-nlp when tensorflow_text does not import)
     ("ImportError: WordPieceTokenizer requires the `tensorflow-text` package. Please install with "
      "`pip install tensorflow-text`.", ("companion-import-failed", "tensorflow-text")),
+    # github.com/tensorflow/tensorflow/issues/79370 (Ubuntu 24.04's Python: PEP 668, no pip)
+    ("/usr/bin/python3: No module named pip", ("python-externally-managed", "/usr/bin/python3")),
+    # pip's own PEP 668 refusal (reconstructed: pip's message header, quoted in PEP 668's examples)
+    ("error: externally-managed-environment", ("python-externally-managed", None)),
+    # github.com/tensorflow/serving/issues/2214 (an XLA-compiled model on the Serving GPU image)
+    ("Could not find compiler for platform CUDA: NOT_FOUND: could not find registered compiler for platform "
+     "CUDA -- was support for that platform linked in?", ("xla-gpu-compiler-missing", "CUDA")),
+    # github.com/tensorflow/decision-forests/issues/214 (TF-DF built for another TensorFlow)
+    ("RuntimeError: Op type not registered 'SimpleMLLoadModelFromPathWithHandle' in binary running on host.",
+     ("companion-op-missing", "SimpleMLLoadModelFromPathWithHandle")),
+    ("Op type not registered 'MyCustomOp' in binary running on host.", None),
+    # github.com/tensorflow/tfx/issues/5966 (XLA on an image whose cuDNN is older than TF's)
+    ("RET_CHECK failure (tensorflow/compiler/xla/service/gpu/gpu_compiler.cc:618) dnn != nullptr",
+     ("cudnn-failed", None)),
+    # github.com/tensorflow/tensorflow/issues/110956 (the last line of TF's libraries message, quoted alone)
+    ("python3.10 + tensorflow2.20 Skipping registering GPU devices...", ("gpu-libraries-missing", None)),
+    # github.com/tensorflow/serving/issues/1914 (a TF-TRT model whose libnvinfer did not load)
+    ("2021-09-13 03:30:26.137847: F external/org_tensorflow/tensorflow/compiler/tf2tensorrt/stub/"
+     "nvinfer_stub.cc:49] getInferLibVersion symbol not found.",
+     ("tensorrt-not-loaded", "getInferLibVersion")),
 ]
 
 

@@ -329,6 +329,41 @@ CAUSES: dict[str, CauseInfo] = {
         "TensorFlow container).",
         TF_PIP,
     ),
+    "tensorrt-not-loaded": CauseInfo(
+        Severity.ERROR,
+        "A TF-TRT model ran, but TensorRT (libnvinfer) did not load, so TensorFlow aborted: TensorRT "
+        "is missing, of another major than this TensorFlow wants, or one of its own libraries "
+        "(libnvrtc, libcublas) is not on the loader path.",
+        "Install the TensorRT this TensorFlow was built with and put its directory (and that of the "
+        "libraries the dlerror names) on LD_LIBRARY_PATH, or run the model without TF-TRT.",
+        "https://docs.nvidia.com/deeplearning/frameworks/tf-trt-user-guide/",
+    ),
+    "python-externally-managed": CauseInfo(
+        Severity.ERROR,
+        "pip was run on the distribution's own Python, which is externally managed (PEP 668) and "
+        "ships without pip: nothing was installed.",
+        "Create a virtual environment and install there: sudo apt install python3-venv; python3 -m "
+        "venv ~/tf; source ~/tf/bin/activate; pip install 'tensorflow[and-cuda]'.",
+        "https://peps.python.org/pep-0668/",
+    ),
+    "xla-gpu-compiler-missing": CauseInfo(
+        Severity.ERROR,
+        "This binary has no XLA GPU compiler linked in (TensorFlow Serving's GPU image is built "
+        "without one): a model exported with XLA (jit_compile) cannot run on its GPU.",
+        "Export the model without jit_compile (XLA), or serve it with a build that links XLA's GPU "
+        "backend.",
+        XLA_GPU,
+    ),
+    "companion-op-missing": CauseInfo(
+        Severity.ERROR,
+        "The graph uses an op of a TensorFlow companion package (TF-DF, TF Text, TF Addons, TF-IO) "
+        "that is not registered: the package is not imported, or its build is for another "
+        "TensorFlow release.",
+        "import the companion (import tensorflow_text, tensorflow_decision_forests) before loading "
+        "the model, and install the companion release built for this TensorFlow (its compatibility "
+        "table).",
+        "https://www.tensorflow.org/decision_forests/known_issues",
+    ),
     "nvidia-smi-no-libcuda": CauseInfo(
         Severity.ERROR,
         "nvidia-smi runs but shows no CUDA version: it could not load the driver's CUDA library "

@@ -102,7 +102,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # a user's words for the same thing: "libcudart.so.11.0 not found" (any case)
         ("library-not-loaded", r"(?i)\b(?P<s>lib(?:cudart|cublas|cublaslt|cufft|curand|cusolver|cusparse|cudnn|nccl)"
                                r"\w*\.so[.\d]*)\s+(?:is\s+)?(?:not found|missing)"),
-        ("gpu-libraries-missing", r"Cannot dlopen some GPU libraries"),
+        # The same message's last line, often quoted alone (tensorflow/tensorflow#110956)
+        ("gpu-libraries-missing", r"Cannot dlopen some GPU libraries|Skipping registering GPU devices"),
+        # A TF-TRT graph whose TensorRT (libnvinfer) did not load: TF's stub aborts (tensorflow/serving#1914)
+        ("tensorrt-not-loaded", r"nvinfer_stub\.cc:\d+\] (?P<s>getInferLibVersion) symbol not found"),
         (
             "cudnn-version-mismatch",
             r"Loaded runtime CuDNN library: "
@@ -156,6 +159,19 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("jit-compilation-failed", r"JIT compilation failed\.?(?: \[Op:(?P<s>\w+)\])?"),
         # TF_GPU_ALLOCATOR=cuda_malloc_async in TF 2.5 (tensorflow/tensorflow#48869, #48545)
         ("allocator-stats-missing", r"No allocator statistics"),
+        # PEP 668: pip into a distribution's system Python (Ubuntu 24.04, Debian 12), which also ships
+        # without pip (tensorflow/tensorflow#79370)
+        ("python-externally-managed", r"error: externally-managed-environment"
+                                      r"|(?P<s>/usr/bin/python3(?:\.\d+)?): No module named pip\b"),
+        # A binary without XLA's GPU compiler: TensorFlow Serving's GPU image and a model exported with
+        # jit_compile (tensorflow/serving#2214)
+        ("xla-gpu-compiler-missing", r"could not find registered compiler for platform (?P<s>CUDA)"
+                                     r"|Could not find compiler for platform (?P<t>CUDA)"),
+        # A companion's op in a graph that runs without the companion's library: TF-DF's SimpleML*, TF
+        # Text's tokenizers, TF Addons' and TF-IO's prefixed ops (tensorflow/decision-forests#214)
+        ("companion-op-missing", r"Op type not registered '(?P<s>SimpleML\w*|Addons>\w+|IO>\w+|CaseFoldUTF8"
+                                 r"|NormalizeUTF8\w*|\w*(?:Wordpiece|WordPiece|Sentencepiece|SentencePiece)\w*"
+                                 r"|RegexSplitWithOffsets|\w*TokenizeWithOffsets)'"),
         # nvidia-smi reads the CUDA version from the driver's libcuda: "CUDA Version: N/A" (or
         # "ERR!" in a container) means it could not load it, though the kernel driver and NVML work
         # (conda-forge/tensorflow-feedstock#257; NVIDIA/nvidia-container-toolkit#1246)
@@ -192,7 +208,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "cudnn-failed",
-            r"(?P<s>CUDNN_STATUS_[A-Z_]+)|DNN library is not found|DNN library initialization failed",
+            r"(?P<s>CUDNN_STATUS_[A-Z_]+)|DNN library is not found|DNN library initialization failed"
+            # XLA's check that the executor has a DNN (cuDNN) plugin (tensorflow/tfx#5966)
+            r"|RET_CHECK failure \(\S*gpu_compiler\.cc:\d+\) dnn != nullptr",
         ),
         (
             "cublas-failed",
