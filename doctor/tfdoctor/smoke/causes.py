@@ -359,7 +359,7 @@ CAUSES: dict[str, CauseInfo] = {
         "The graph uses an op of a TensorFlow companion package (TF-DF, TF Text, TF Addons, TF-IO) "
         "that is not registered: the package is not imported, or its build is for another "
         "TensorFlow release.",
-        "import the companion (import tensorflow_text, tensorflow_decision_forests) before loading "
+        "Import the companion (import tensorflow_text, tensorflow_decision_forests) before loading "
         "the model, and install the companion release built for this TensorFlow (its compatibility "
         "table).",
         "https://www.tensorflow.org/decision_forests/known_issues",
