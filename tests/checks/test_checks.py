@@ -160,6 +160,12 @@ CASES = {
     "tf-aarch64-pypi-no-cuda": (change(H, platform={"machine": "aarch64"},
                                        tensorflow=_tf(version="2.16.1", is_cuda_build=None)), None),
     # a ticket from native Windows wanting the GPU, with no TensorFlow version in it
+    # a ticket from native Windows claiming CUDA 12.1, no TensorFlow version (tensorflow/tensorflow#60206)
+    "tf-windows-native-cuda-too-new": (replace(change(H, platform={"system": "Windows"}), tensorflow=None,
+                                               toolkits=(ToolkitFacts(version="12.1", via="claimed"),),
+                                               unknown=("tensorflow",),
+                                               provenance={"intent.gpu": "GPU (ticket prose, line 1)"}),
+                                       None),
     "tf-windows-native-gpu-unverified": (replace(change(H, platform={"system": "Windows"}), tensorflow=None,
                                                  unknown=("tensorflow",),
                                                  provenance={"intent.gpu": "GPU (ticket prose, line 1)"}),

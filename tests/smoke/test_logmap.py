@@ -239,6 +239,16 @@ FIELD_LINES = [
     # github.com/keras-team/keras-hub/issues/1417 (keras-nlp when tensorflow_text does not import)
     ("ImportError: WordPieceTokenizer requires the `tensorflow-text` package. Please install with "
      "`pip install tensorflow-text`.", ("companion-import-failed", "tensorflow-text")),
+    # github.com/tensorflow/build/issues/217 (TF 2.18's latest-gpu image: cuDNN 8.9 for a TF that loads 9)
+    ("I'm using apptainer pull docker://tensorflow/tensorflow:latest-gpu, but tensorflow 2.18 is skipping",
+     ("docker-latest-gpu-cudnn8", "latest-gpu")),
+    # pyhpc-benchmarks#17 (the tensorflow-gpu placeholder on PyPI)
+    ('      The "tensorflow-gpu" package has been removed!', ("tensorflow-gpu-removed", "tensorflow-gpu")),
+    # iperov/DeepFaceLab#957 (Windows error 1455, in Russian) and its English text
+    ("ImportError: DLL load failed: Файл подкачки слишком мал для завершения операции.",
+     ("windows-pagefile-too-small", None)),
+    ("OSError: [WinError 1455] The paging file is too small for this operation to complete",
+     ("windows-pagefile-too-small", "1455")),
     # github.com/tensorflow/tensorflow/issues/79370 (Ubuntu 24.04's Python: PEP 668, no pip)
     ("/usr/bin/python3: No module named pip", ("python-externally-managed", "/usr/bin/python3")),
     # pip's own PEP 668 refusal (reconstructed: pip's message header, quoted in PEP 668's examples)

@@ -132,7 +132,8 @@ def tf_gpu_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 
 @check("tf-windows-native", "The TensorFlow on native Windows can use a GPU", "tensorflow",
-       emits=("tf-windows-native-gpu-unverified",), reads=("platform.system",))
+       emits=("tf-windows-native-cuda-too-new", "tf-windows-native-gpu-unverified"),
+       reads=("platform.system",))
 def tf_windows_native(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """A ticket from native Windows that wants the GPU but does not say which TensorFlow: what
     pip installs there (2.11 and newer) has no GPU support, the commonest cause by far. Where the
@@ -141,6 +142,23 @@ def tf_windows_native(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         raise NotApplicable
     if facts.known("tensorflow") or not (wants_gpu(facts) or wants_gpu_signs(facts)):
         raise NotApplicable("the TensorFlow version is known (tf-gpu-build judges it) or no GPU is wanted")
+    # The last TensorFlow with native-Windows GPU support (2.10) needs CUDA 11.2: a CUDA 12 toolkit
+    # fits none of them (tensorflow/tensorflow#60206).
+    newer = [t for t in facts.toolkits if (v := version(t.version)) is not None and v.major >= 12]
+    if newer:
+        kit = newer[0]
+        where = "the ticket says" if kit.via == "claimed" else f"found at {kit.path or kit.via}"
+        yield Finding(
+            "tf-windows-native-cuda-too-new", Severity.WARNING,
+            f"On native Windows only TensorFlow 2.10 or older can use the GPU, and 2.10 needs CUDA 11.2 "
+            f"and cuDNN 8.1: the CUDA {kit.version} here ({where}) fits no TensorFlow that can use the "
+            "GPU on Windows.",
+            {"platform.system": facts.platform.system or "", "toolkit": f"{kit.version} ({where})",
+             "needs_cuda": "11.2", "tensorflow.version": "unknown"},
+            hint="Use WSL2 with tensorflow[and-cuda], whose pip wheels bring their own CUDA 12 libraries "
+                 "(the Windows toolkit can stay), or install CUDA 11.2 and cuDNN 8.1 beside it for "
+                 "\"tensorflow<2.11\".",
+            links=("https://www.tensorflow.org/install/source_windows#gpu",))
     yield Finding(
         "tf-windows-native-gpu-unverified", Severity.WARNING,
         "On native Windows only TensorFlow 2.10 or older can use the GPU, and the TensorFlow here is "

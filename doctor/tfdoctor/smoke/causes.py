@@ -338,6 +338,22 @@ CAUSES: dict[str, CauseInfo] = {
         "libraries the dlerror names) on LD_LIBRARY_PATH, or run the model without TF-TRT.",
         "https://docs.nvidia.com/deeplearning/frameworks/tf-trt-user-guide/",
     ),
+    "tensorflow-gpu-removed": CauseInfo(
+        Severity.ERROR,
+        "The tensorflow-gpu package is an empty placeholder that fails on install: it has been the "
+        "same as tensorflow since 2.1, and was removed from PyPI after 2.12.",
+        "Install tensorflow instead (tensorflow[and-cuda] on Linux from 2.14), and change the "
+        "requirement or environment file that names tensorflow-gpu.",
+        "https://pypi.org/project/tensorflow-gpu/",
+    ),
+    "windows-pagefile-too-small": CauseInfo(
+        Severity.ERROR,
+        "Windows could not load TensorFlow's or CUDA's DLLs because the paging file is too small "
+        "(error 1455): the CUDA libraries reserve more virtual memory than the page file allows.",
+        "Enlarge the paging file (System, Advanced system settings, Performance, Virtual memory; or "
+        "let Windows manage it) on a drive with free space, and restart.",
+        "https://learn.microsoft.com/windows/client-management/introduction-page-file",
+    ),
     "python-externally-managed": CauseInfo(
         Severity.ERROR,
         "pip was run on the distribution's own Python, which is externally managed (PEP 668) and "
@@ -455,6 +471,17 @@ CAUSES: dict[str, CauseInfo] = {
         "same version; or use tensorflow/tensorflow:2.17.0-gpu.",
         "https://github.com/tensorflow/build/issues/221",
         True,
+    ),
+    "docker-latest-gpu-cudnn8": CauseInfo(
+        Severity.ERROR,
+        "The official latest-gpu image of TensorFlow 2.18 and newer ships cuDNN 8.9 (2.18 and 2.19 at "
+        "least, tensorflow/build#221), but its TensorFlow loads cuDNN 9 (libcudnn.so.9): it cannot "
+        "open it and registers no GPU.",
+        "In the image: apt-get install cudnn9-cuda-12, or pip install 'tensorflow[and-cuda]' of the "
+        "same version; or use tensorflow/tensorflow:2.17.0-gpu.",
+        "https://github.com/tensorflow/build/issues/221",
+        True,
+        min_tf="2.18",
     ),
     "jit-compilation-failed": CauseInfo(
         Severity.ERROR,

@@ -154,11 +154,19 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # The official GPU images of 2.18 and 2.19 ship cuDNN 8.9 for a TensorFlow that loads cuDNN 9
         # (tensorflow/build#221, tensorflow/tensorflow#62412, #81344, checked 2026-11-24)
         ("docker-image-cudnn8", r"\btensorflow(?:/tensorflow)?:(?P<s>2\.(?:18|19)(?:\.\d+)?-gpu(?:-jupyter)?)\b"),
+        # ... and the same images as latest-gpu, for a TensorFlow 2.18 or newer (tensorflow/build#217)
+        ("docker-latest-gpu-cudnn8", r"\btensorflow/tensorflow:(?P<s>(?:latest|nightly)-gpu(?:-jupyter)?)\b"),
         # TF 2.9's error when the GPU kernel JIT cannot find ptxas or libdevice (tensorflow/tensorflow#57162:
         # fixed by XLA_FLAGS=--xla_gpu_cuda_data_dir)
         ("jit-compilation-failed", r"JIT compilation failed\.?(?: \[Op:(?P<s>\w+)\])?"),
         # TF_GPU_ALLOCATOR=cuda_malloc_async in TF 2.5 (tensorflow/tensorflow#48869, #48545)
         ("allocator-stats-missing", r"No allocator statistics"),
+        # pip's tensorflow-gpu placeholder since 2.12 fails on purpose (pyhpc-benchmarks#17)
+        ("tensorflow-gpu-removed", r"The \"(?P<s>tensorflow-gpu)\" package has been removed"),
+        # Windows error 1455 loading TensorFlow's or CUDA's DLLs: the paging file is too small (iperov/
+        # DeepFaceLab#957 quotes it in Russian); in English and in Russian, as users paste it
+        ("windows-pagefile-too-small", r"(?i:paging file is too small)|Файл подкачки слишком мал"
+                                       r"|\[WinError (?P<s>1455)\]"),
         # PEP 668: pip into a distribution's system Python (Ubuntu 24.04, Debian 12), which also ships
         # without pip (tensorflow/tensorflow#79370)
         ("python-externally-managed", r"error: externally-managed-environment"

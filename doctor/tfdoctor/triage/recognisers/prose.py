@@ -16,7 +16,7 @@ from tfdoctor.triage.recognisers._text import numbered
 NAME = "ticket prose"
 
 _TF = re.compile(
-    r"\b(?:tensorflow(?:-gpu)?|TF)(?:\s*(?:version)?\s*(?:==|=|:|v)?\s*)(?P<v>2\.\d{1,2}(?:\.\d{1,2})?"
+    r"\b(?:tensorflow(?:[-_ ]gpu)?|TF(?:[-_ ]GPU)?)(?:\s*(?:version)?\s*(?:==|=|:|v)?\s*)(?P<v>2\.\d{1,2}(?:\.\d{1,2})?"
     r"(?:rc\d)?)\b",
     re.IGNORECASE,
 )
