@@ -107,6 +107,19 @@ def test_prose_package_versions_and_the_and_cuda_install():
     assert not [g for g in got if g[1] == "python.package" and g[2] == ("numpy", "1.19.5")]
 
 
+def test_prose_names_tensorflow_gpu_with_a_space():
+    """"TF GPU 2.4.0" (github.com/tensorflow/tensorflow/issues/46471) and "tensorflow gpu 2.4" name
+    TensorFlow's version, as "tensorflow-gpu==2.4.0" does; "TF GPU" alone names none."""
+    from tfdoctor.triage.recognisers import prose
+    from triage_fixtures import observe_all
+
+    lines = {"Using tf nightly, CUDA 11.1, CUDNN 8, python 8.5, TF GPU 2.4.0.": ["2.4.0"],
+             "I installed tensorflow gpu 2.4 from conda": ["2.4"], "tensorflow-gpu==2.3.1 worked": ["2.3.1"],
+             "TF GPU is slow": []}
+    for line, want in lines.items():
+        assert [o.value for o in observe_all(prose, [line]) if o.path == "tensorflow.version"] == want, line
+
+
 def test_traceback_frames_name_keras2_packages():
     """A frame inside site-packages/deepface (github.com/serengil/deepface/issues/1272) says deepface
     is installed; other packages' frames say nothing."""
