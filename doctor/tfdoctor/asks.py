@@ -44,6 +44,24 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "platform.release": ("platform", "uname -a; cat /etc/os-release"),
     "host": ("kernel-module", "sudo dmesg | grep -i -E 'nvrm|xid|dmar|iommu'"),
 }
+WINDOWS: dict[str, tuple[str, str]] = {
+    "libraries": ("libraries", "where cudart64_*.dll cublas64_*.dll cudnn*64_*.dll zlibwapi.dll"),
+    "xla": ("env", "where ptxas & ptxas --version & echo %XLA_FLAGS%"),
+    "toolkits": ("toolkit", "nvcc --version & echo %CUDA_PATH%"),
+    "env": ("env", "set | findstr /I \"CUDA PATH TF_\""),
+    "platform.system": ("platform", "ver"),
+    "platform.machine": ("platform", "ver"),
+    "platform.distro": ("platform", "ver"),
+    "platform.glibc": ("platform", "ver"),
+    "platform.in_container": ("platform", "ver"),
+    "platform.is_wsl": ("platform", "ver"),
+    "platform.release": ("platform", "ver"),
+    "platform.cpu_flags": ("cpu", "wmic cpu get name"),
+}
+"""Native Windows: its commands where the Linux ones do not run. It has no kernel module or kernel
+log to show, so those facts are asked as nvidia-smi; the CUDA DLLs TensorFlow loads come from the
+toolkit's bin directory on PATH, so the toolkit is asked before the DLLs."""
+LINUX_ONLY = ("driver.kernel_module", "driver.device_nodes", "host")
 LIMIT = 4
 """At most this many asks: support asks for a few things, not for everything."""
 
@@ -66,7 +84,7 @@ EVIDENCE: dict[str, tuple[str, ...]] = {
     "tf-log-nvidia-smi-no-libcuda": ("libraries", "driver", "env"),
     "tf-log-companion-no-wheel": ("python.version", "python.packages"),
     "tf-log-tensorrt-not-loaded": ("libraries", "env", "tensorflow.build"),
-    "tf-log-tensorflow-gpu-removed": _PACKAGES, "tf-log-windows-pagefile-too-small": ("platform.system",),
+    "tf-log-directml-plugin-incompatible": _PACKAGES, "tf-log-tensorflow-gpu-removed": _PACKAGES, "tf-log-windows-pagefile-too-small": ("platform.system",),
     "tf-log-companion-import-failed": _PACKAGES, "tf-log-companion-op-missing": _PACKAGES,
     "tf-log-python-externally-managed": ("python.version", "platform.distro"),
     "tf-log-xla-gpu-compiler-missing": ("tensorflow.build", "python.packages"),
@@ -106,6 +124,20 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
     they sit (registration order is bottom of the stack first)."""
     from tfdoctor.report import AskFor
 
+    windows = report.facts.platform.system == "Windows" and not report.facts.platform.is_wsl
+
+    def _command(fact: str) -> str:
+        return _command_for(fact, windows)
+
+    def evidence_of(finding_id: str) -> tuple[str, ...]:
+        facts = EVIDENCE.get(finding_id, ())
+        if windows:
+            facts = tuple(dict.fromkeys("driver" if f in LINUX_ONLY else f for f in facts))
+        if windows and "libraries" in facts and "toolkits" in facts:
+            rest = [f for f in facts if f != "toolkits"]
+            facts = (*rest[:rest.index("libraries")], "toolkits", *rest[rest.index("libraries"):])
+        return facts
+
     scores: dict[str, float] = {}
     facts_of: dict[str, str] = {}
     decides: dict[str, list[str]] = {}
@@ -119,7 +151,7 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
     evidence: dict[str, float] = {}
     for index, finding in enumerate(pointed):
         weight = min(index, 3)
-        for rank, fact in enumerate(EVIDENCE.get(finding.id, ())):
+        for rank, fact in enumerate(evidence_of(finding.id)):
             if _known(report, fact):
                 continue
             command = _command(fact)
@@ -135,6 +167,7 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
         if outcome.status is not CheckStatus.COULD_NOT_CHECK:
             continue
         for fact in outcome.missing:
+            fact = "driver" if windows and fact in LINUX_ONLY else fact
             command = _command(fact)
             scores[command] = scores.get(command, 0.0) + 1.0 + (total - rank) / total
             facts_of.setdefault(command, fact)
@@ -155,10 +188,10 @@ def _known(report: Report, fact: str) -> bool:
     return report.facts.known(fact)
 
 
-def _command(fact: str) -> str:
+def _command_for(fact: str, windows: bool) -> str:
     parts = fact.split(".")
     for i in range(len(parts), 0, -1):
-        hit = COMMANDS.get(".".join(parts[:i]))
+        hit = (windows and WINDOWS.get(".".join(parts[:i]))) or COMMANDS.get(".".join(parts[:i]))
         if hit:
             return hit[1]
     return f"({fact})"

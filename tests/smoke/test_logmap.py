@@ -239,6 +239,19 @@ FIELD_LINES = [
     # github.com/keras-team/keras-hub/issues/1417 (keras-nlp when tensorflow_text does not import)
     ("ImportError: WordPieceTokenizer requires the `tensorflow-text` package. Please install with "
      "`pip install tensorflow-text`.", ("companion-import-failed", "tensorflow-text")),
+    # github.com/ageron/handson-ml3/issues/163 (the book's Keras 2 code under TF 2.16's Keras 3)
+    ("Upgrading from TensorFlow 2.15 to 2.16 introduces inconsistencies due to the shift from Keras 2 to "
+     "Keras 3.", ("keras3-incompatible", None)),
+    ("I moved from Keras 3 back to Keras 2", None),
+    # github.com/microsoft/windows-ai-docs/issues/119 (the DirectML plugin has no cp311 wheel)
+    ("ERROR: No matching distribution found for tensorflow-directml-plugin",
+     ("companion-no-wheel", "tensorflow-directml-plugin")),
+    ("ERROR: No matching distribution found for tensorflow==2.4.1",
+     ("no-matching-wheel", "tensorflow==2.4.1")),
+    # github.com/microsoft/tensorflow-directml-plugin/issues/331 (the plugin under TF 2.11)
+    ("tensorflow.python.framework.errors_impl.NotFoundError: C:\\ProgramData\\Miniconda3\\envs\\tfdml_plugin"
+     "\\lib\\site-packages\\tensorflow-plugins\\tfdml_plugin.dll not found",
+     ("directml-plugin-incompatible", "tfdml_plugin.dll")),
     # github.com/tensorflow/build/issues/217 (TF 2.18's latest-gpu image: cuDNN 8.9 for a TF that loads 9)
     ("I'm using apptainer pull docker://tensorflow/tensorflow:latest-gpu, but tensorflow 2.18 is skipping",
      ("docker-latest-gpu-cudnn8", "latest-gpu")),

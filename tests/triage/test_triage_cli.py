@@ -274,3 +274,26 @@ def test_a_log_line_that_explains_others_is_the_root(tmp_path: Path) -> None:
         assert findings[consequence]["caused_by"] == "tf-log-nvidia-smi-no-libcuda", consequence
     first = report["ask_for"][0]
     assert first["fact"] == "libraries" and "libcuda\\.so" in first["command"], first
+
+
+# Lines of a real report (tensorflow/tensorflow#57951): TF 2.10 on native Windows, CUDA 11.6 beside it.
+WINDOWS_DLL = """\
+### OS Platform and Distribution
+
+windows
+
+2022-10-03 20:28:00.694845: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found
+"""
+
+
+def test_native_windows_is_asked_in_its_own_commands(tmp_path: Path) -> None:
+    """The issue template's OS value and a CUDA DLL in the log say native Windows: the asks are
+    commands that run there (no ldconfig, lsmod or /proc), the toolkit before the DLLs."""
+    path = tmp_path / "ticket.txt"
+    path.write_text(WINDOWS_DLL)
+    report = json.loads(run("triage", "--json", str(path)).stdout)
+    assert report["facts"]["platform"]["system"] == "Windows"
+    commands = [a["command"] for a in report["ask_for"]]
+    assert commands[0] == "nvcc --version & echo %CUDA_PATH%", commands
+    assert any(c.startswith("where cudart64_*.dll") for c in commands), commands
+    assert not [c for c in commands if "ldconfig" in c or "lsmod" in c or "/proc/" in c or "uname" in c]

@@ -354,6 +354,14 @@ CAUSES: dict[str, CauseInfo] = {
         "let Windows manage it) on a drive with free space, and restart.",
         "https://learn.microsoft.com/windows/client-management/introduction-page-file",
     ),
+    "directml-plugin-incompatible": CauseInfo(
+        Severity.ERROR,
+        "TensorFlow could not load the DirectML plugin (tfdml_plugin.dll, though the file is there): "
+        "the plugin is built for tensorflow-cpu 2.10 and does not load into 2.11 or newer.",
+        "pip install tensorflow-cpu==2.10.* with the plugin; or, for an NVIDIA GPU, use WSL2 with "
+        "tensorflow[and-cuda].",
+        "https://github.com/microsoft/tensorflow-directml-plugin",
+    ),
     "python-externally-managed": CauseInfo(
         Severity.ERROR,
         "pip was run on the distribution's own Python, which is externally managed (PEP 668) and "

@@ -61,7 +61,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                                 r"|cannot import name '\w+' from 'keras\.(?:src\.)?engine"
                                 # the user's words: it worked up to 2.15 and breaks from 2.16 (Keras 3)
                                 r"|(?i:works?(?: \w+){0,2} (?:in|with|on|under) (?:tensorflow|tf) ?v?2\.1[0-5]"
-                                r"\b.{0,80}?(?:tensorflow|tf) ?v?2\.(?:1[6-9]|2\d)\b)"),
+                                r"\b.{0,80}?(?:tensorflow|tf) ?v?2\.(?:1[6-9]|2\d)\b)"
+                                # ... or upgrading across that line, "from Keras 2 to Keras 3"
+                                # (ageron/handson-ml3#163)
+                                r"|(?i:\bKeras 2 to Keras 3\b|\bupgrad\w* from (?:tensorflow|tf) ?v?2\.1[0-5]\b"
+                                r"[^.]{0,20}? to (?:tensorflow |tf )?v?2\.(?:1[6-9]|2\d)\b)"),
         # Code, not a log: a Keras 2 layer that Keras 3 (TF >= 2.16) refuses (CauseInfo.min_tf)
         ("tf-hub-keras3", r"\bhub\.KerasLayer\("),
         # A pin of the [and-cuda] extra with no wheel for this Python (tensorrt==8.5.3.1 of TF 2.14.0
@@ -72,6 +76,13 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # the user's words: "conda list | grep tensorflow will show cpu build is installed"
         ("cpu-build-installed", r"(?i:\bcpu[- ](?:only )?(?:build|version|variant)s? (?:of tensorflow )?"
                                 r"(?:is|was|are|were|gets|got|being) (?:installed|pulled|picked))"),
+        # ... a companion's, not TensorFlow's own (microsoft/windows-ai-docs#119: the DirectML plugin
+        # on Python 3.11)
+        ("companion-no-wheel", r"(?:No matching distribution found for|Could not find a version that satisfies "
+                               r"the requirement) (?P<s>tensorflow[-_](?:text|io|decision[-_]forests|addons"
+                               r"|recommenders|directml[-_]plugin))\b"),
+        # The DirectML plugin on a TensorFlow it was not built for (2.11+; microsoft/tensorflow-directml-plugin#331)
+        ("directml-plugin-incompatible", r"tensorflow-plugins[\\/](?P<s>tfdml_plugin\.dll) not found"),
         ("no-matching-wheel", r"No matching distribution found for (?P<s>tensorflow[\w\[\]=<>.-]*)"
                               r"|Could not find a version that satisfies the requirement "
                               r"(?P<t>tensorflow[\w\[\]=<>.-]*)"),

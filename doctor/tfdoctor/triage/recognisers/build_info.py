@@ -35,6 +35,9 @@ _TEMPLATE = re.compile(
 )
 _HEADING = re.compile(r"#{2,4}\s*(TensorFlow|Python|CUDA/cuDNN) version\s*", re.I)
 _CUDA_TEMPLATE = re.compile(r"[-*\s]*(?:\*\*)?CUDA/cuDNN version(?:\*\*)?\s*:\s*(.*)", re.I)
+# The issue template's "### OS platform and distribution" and the value on a line after it
+_OS_HEADING = re.compile(r"#{2,4}\s*OS platform and distribution\s*", re.I)
+_OS_WINDOWS = re.compile(r"(?:microsoft\s+)?win(?:dows?)?(?:\s*(?:10|11|server)\b.*|\s*\d*)", re.I)
 _CUDA_NAMED = re.compile(r"\bcuda[\s_-]*(?:toolkit\s*)?v?(\d{1,2}\.\d)", re.I)
 _CUDA_FIRST = re.compile(r"[\s`'\"*]*v?(\d{1,2}\.\d)(?![\d])")
 _LOOKAHEAD = 12
@@ -86,6 +89,11 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                 yield _obs("tensorflow.is_cuda_build", out[1] == "True", out[0])
         if "version" in s or "Version" in s or "VERSION" in s:
             yield from _version_line(lines, number, s.strip())
+        elif "latform" in s and _OS_HEADING.fullmatch(s.strip()):
+            # only native Windows is read here: a WSL or Linux value has its own recognisers
+            out = _printed(lines, number, lambda v: bool(v))
+            if out and _OS_WINDOWS.fullmatch(out[1]) and "wsl" not in out[1].lower():
+                yield _obs("platform.system", "Windows", out[0])
         elif ("v" in s[:8] or "unknown" in s[:12]) and "." in s:
             git = _GIT_AND_VERSION.fullmatch(strip_prompt(s))
             version = tf_version(git.group(1)) if git else None
