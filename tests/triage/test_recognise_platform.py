@@ -200,3 +200,17 @@ def test_conda_cudatoolkit_and_now_with_cuda_are_claims():
     assert [o.value for o in observe_all(prose, lines) if o.path == "toolkit.claimed_version"] == ["11.8"]
     lines = ["but now with cuda 12.2 im forced to use tensorflow 2.15, instead of 2.13"]
     assert [o.value for o in observe_all(prose, lines) if o.path == "toolkit.claimed_version"] == ["12.2"]
+
+
+def test_issue_template_os_value_says_native_windows():
+    """TensorFlow's issue template: "### OS platform and distribution", then the value
+    (tensorflow/tensorflow#57951 "windows", #72097 "Window"); a WSL or Linux value is left to
+    the recognisers that read those."""
+    from tfdoctor.triage.recognisers import build_info
+    from triage_fixtures import observe_all
+
+    for value, want in (("windows", ["Windows"]), ("Window", ["Windows"]), ("Windows 11 Pro", ["Windows"]),
+                        ("Win10", ["Windows"]), ("Windows 11, WSL2 Ubuntu 22.04", []), ("Ubuntu 22.04", [])):
+        lines = ["### OS platform and distribution", "", value]
+        got = [o.value for o in observe_all(build_info, lines) if o.path == "platform.system"]
+        assert got == want, value
