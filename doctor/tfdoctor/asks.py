@@ -103,6 +103,9 @@ EVIDENCE: dict[str, tuple[str, ...]] = {
     "tf-log-gpu-below-minimum-cc": ("tensorflow.build", "driver"),
     "tf-log-ptxas-missing": ("toolkits", "python.packages", "xla"),
     "tf-log-ptxas-too-old": ("toolkits", "python.packages", "xla"),
+    "tf-log-ptxas-fallback-to-driver": ("toolkits", "python.packages", "xla"),
+    "tf-log-tfjs-binding-not-loaded": ("libraries", "platform.system"),
+    "tf-log-binding-native-mismatch": ("python.packages",),
     "tf-log-libdevice-missing": ("toolkits", "python.packages", "xla"),
 }
 """Finding -> the facts that would confirm or refute its cause: asked first, when unknown."""

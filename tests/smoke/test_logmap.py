@@ -252,6 +252,18 @@ FIELD_LINES = [
     ("tensorflow.python.framework.errors_impl.NotFoundError: C:\\ProgramData\\Miniconda3\\envs\\tfdml_plugin"
      "\\lib\\site-packages\\tensorflow-plugins\\tfdml_plugin.dll not found",
      ("directml-plugin-incompatible", "tfdml_plugin.dll")),
+    # github.com/tensorflow/tfjs/issues/8323 (tensorflow.dll not beside the addon after a reinstall)
+    ("\\\\?\\C:\\GoogleDrive\\paper_table\\node_modules\\@tensorflow\\tfjs-node-gpu\\lib\\napi-v8\\"
+     "tfjs_binding.node", ("tfjs-binding-not-loaded", "tfjs_binding.node")),
+    # github.com/SciSharp/TensorFlow.NET/issues/794 (Redist 2.4.0 under TensorFlow.NET 0.40)
+    ("Unhandled exception. System.EntryPointNotFoundException: Unable to find an entry point named "
+     "'TF_StringInit' in DLL 'tensorflow'.", ("binding-native-mismatch", "TF_StringInit")),
+    # github.com/tensorflow/tfjs/issues/8505 (XLA without a usable ptxas)
+    ("Relying on driver to perform ptx compilation. Modify $PATH to customize ptxas location.",
+     ("ptxas-fallback-to-driver", None)),
+    # github.com/rstudio/keras3/issues/1509 (install_keras(gpu = TRUE) installed tensorflow-cpu)
+    ("from the installation messages, it was always the CPU version that is installed.",
+     ("cpu-build-installed", None)),
     # github.com/tensorflow/build/issues/217 (TF 2.18's latest-gpu image: cuDNN 8.9 for a TF that loads 9)
     ("I'm using apptainer pull docker://tensorflow/tensorflow:latest-gpu, but tensorflow 2.18 is skipping",
      ("docker-latest-gpu-cudnn8", "latest-gpu")),

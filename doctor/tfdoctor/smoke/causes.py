@@ -362,6 +362,31 @@ CAUSES: dict[str, CauseInfo] = {
         "tensorflow[and-cuda].",
         "https://github.com/microsoft/tensorflow-directml-plugin",
     ),
+    "ptxas-fallback-to-driver": CauseInfo(
+        Severity.WARNING,
+        "XLA found no usable ptxas (none on PATH, or one older than the CUDA TensorFlow was built "
+        "with) and leaves PTX to the driver's JIT: slower compiles, and failures where the driver "
+        "cannot compile that PTX.",
+        "Install the ptxas of TensorFlow's CUDA major or newer ({nvcc_wheel}, or the CUDA toolkit) and "
+        "put its bin directory first on PATH.",
+        XLA_GPU,
+    ),
+    "tfjs-binding-not-loaded": CauseInfo(
+        Severity.ERROR,
+        "tfjs-node's native addon (tfjs_binding.node) did not load: the libtensorflow it links "
+        "(tensorflow.dll on Windows, libtensorflow.so elsewhere) is not beside it or not found.",
+        "On Windows copy node_modules/@tensorflow/tfjs-node(-gpu)/deps/lib/tensorflow.dll into its "
+        "lib/napi-vN directory; elsewhere run npm rebuild @tensorflow/tfjs-node-gpu.",
+        "https://github.com/tensorflow/tfjs/tree/master/tfjs-node",
+    ),
+    "binding-native-mismatch": CauseInfo(
+        Severity.ERROR,
+        "The TensorFlow binding calls a C API function that its native libtensorflow lacks: the "
+        "native package is of another release than the binding was built for.",
+        "Install the native package release the binding names (for TensorFlow.NET, the "
+        "SciSharp.TensorFlow.Redist version its release notes give), or the binding that matches it.",
+        "https://github.com/SciSharp/TensorFlow.NET",
+    ),
     "python-externally-managed": CauseInfo(
         Severity.ERROR,
         "pip was run on the distribution's own Python, which is externally managed (PEP 668) and "

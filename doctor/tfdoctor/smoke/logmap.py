@@ -74,7 +74,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                                      r"satisfies the requirement) (?P<s>[\w.-]+[=<>!~]=?[^;\s]*);? extra == "
                                      r"[\"']and-cuda[\"']"),
         # the user's words: "conda list | grep tensorflow will show cpu build is installed"
-        ("cpu-build-installed", r"(?i:\bcpu[- ](?:only )?(?:build|version|variant)s? (?:of tensorflow )?"
+        ("cpu-build-installed", r"(?i:\bcpu[- ](?:only )?(?:build|version|variant)s? (?:that )?(?:of tensorflow )?"
                                 r"(?:is|was|are|were|gets|got|being) (?:installed|pulled|picked))"),
         # ... a companion's, not TensorFlow's own (microsoft/windows-ai-docs#119: the DirectML plugin
         # on Python 3.11)
@@ -153,6 +153,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                           # newer XLA (github.com/wutzebaer/tensorflow-5090/issues/3, TF 2.20)
                           r"|No PTX compilation provider is available"),
         ("ptxas-too-old", r"You are using ptxas (?P<s>\S+), which is older than"),
+        # XLA found no usable ptxas (none on PATH, or one too old) and leaves PTX to the driver's JIT
+        # (tensorflow/tfjs#8505: gone once a newer CUDA's ptxas was installed)
+        ("ptxas-fallback-to-driver", r"Relying on driver to perform ptx compilation"),
         # the user's words for the PTX JIT at every start (a GPU newer than the wheel's binaries;
         # Emgu/emgutf#71: "a first-time delay of 90-120 seconds when we create the session")
         ("ptx-jit-startup-delay", r"(?i:\b(?:first[- ]time |startup |start-up |initial )delay of \d+"
@@ -172,6 +175,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("jit-compilation-failed", r"JIT compilation failed\.?(?: \[Op:(?P<s>\w+)\])?"),
         # TF_GPU_ALLOCATOR=cuda_malloc_async in TF 2.5 (tensorflow/tensorflow#48869, #48545)
         ("allocator-stats-missing", r"No allocator statistics"),
+        # tfjs-node's native addon, named in the failed dlopen's message (tensorflow/tfjs#8323)
+        ("tfjs-binding-not-loaded", r"tfjs-node(?:-gpu)?[\\/]+lib[\\/]+napi-v\d+[\\/]+(?P<s>tfjs_binding\.node)"),
+        # A .NET binding calling a C API function its libtensorflow lacks (SciSharp/TensorFlow.NET#794)
+        ("binding-native-mismatch", r"EntryPointNotFoundException: Unable to find an entry point named "
+                                    r"'(?P<s>TF_\w+)' in DLL 'tensorflow'"),
         # pip's tensorflow-gpu placeholder since 2.12 fails on purpose (pyhpc-benchmarks#17)
         ("tensorflow-gpu-removed", r"The \"(?P<s>tensorflow-gpu)\" package has been removed"),
         # Windows error 1455 loading TensorFlow's or CUDA's DLLs: the paging file is too small (iperov/

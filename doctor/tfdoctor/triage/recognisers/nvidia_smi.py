@@ -84,7 +84,8 @@ def _failure(number: int, t: str) -> Iterator[Observation]:
     low = t.lower()
     if "nvidia-smi" in low or "nvml" in low or low.startswith("no devices were found"):
         for text, error in _FAILURES:
-            if low.startswith(text):
+            # NVML's own words are unmistakable quoted in a sentence too (googlecolab/colabtools#2445)
+            if low.startswith(text) or (text.startswith("failed to initialize nvml") and text in low):
                 yield _obs("driver.nvml_error", error, number)
                 yield _obs("driver.nvidia_smi_error", t, number)
                 return
