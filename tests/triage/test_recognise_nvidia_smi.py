@@ -106,6 +106,19 @@ def test_version_mismatch_and_nvml_library_version():
     ]
 
 
+def test_nvml_failure_quoted_in_a_sentence():
+    """NVML's own words inside prose (googlecolab/colabtools#2445, Colab's R runtime) are its error
+    too; nvidia-smi's other first lines must still start the line."""
+    from triage_fixtures import observe_all
+
+    got = [(o.path, o.value) for o in observe_all(nvidia_smi, [
+        "I try `system2(\"nvidia-smi\", stdout = TRUE)` on colab, and it show that `'Failed to initialize "
+        "NVML: Driver/library version mismatch'`.",
+        "I ran nvidia-smi and it said No devices were found"])]
+    assert ("driver.nvml_error", "NVML_ERROR_LIB_RM_VERSION_MISMATCH") in got
+    assert not [g for g in got if g[0] == "driver.device_count"]
+
+
 def test_missing_binary_and_prose_mentions():
     """A shell's "No such file" for nvidia-smi is its error; prose that mentions nvidia-smi is nothing."""
     assert observed(nvidia_smi, "nvidia_smi/tf53383_not_found.txt") == [
