@@ -214,3 +214,19 @@ def test_issue_template_os_value_says_native_windows():
         lines = ["### OS platform and distribution", "", value]
         got = [o.value for o in observe_all(build_info, lines) if o.path == "platform.system"]
         assert got == want, value
+
+
+def test_an_empty_visibility_variable_in_words():
+    """"On my system it is empty" of CUDA_VISIBLE_DEVICES (Gaius-Augustus/Tiberius#105) is the empty
+    value, which hides every GPU; "is not empty" and a GPU list that is empty are not."""
+    from tfdoctor.triage.recognisers import env_vars
+    from triage_fixtures import observe_all
+
+    for line, want in (
+        ("The issue seems to be related to `CUDA_VISIBLE_DEVICES`. On my system it is empty:",
+         [("CUDA_VISIBLE_DEVICES", "")]),
+        ("CUDA_VISIBLE_DEVICES is set to an empty string by the scheduler", [("CUDA_VISIBLE_DEVICES", "")]),
+        ("CUDA_VISIBLE_DEVICES is not empty", []),
+        ("I set CUDA_VISIBLE_DEVICES but the GPU list is empty", []),
+    ):
+        assert [o.value for o in observe_all(env_vars, [line]) if o.path == "env"] == want, line

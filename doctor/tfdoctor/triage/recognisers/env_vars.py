@@ -34,6 +34,11 @@ _SETX = re.compile(r"setx ([A-Z_][A-Z0-9_]{0,60}) (\"[^\"]{0,5000}\"|\S{1,5000})
 _PYTHON = re.compile(r"""os\.environ\[['"]([A-Z_][A-Z0-9_]{0,60})['"]\]\s*=\s*(['"])([^'"]{0,5000})\2""")
 _ECHO = re.compile(rf"(?:echo|printenv)\s+(?:\"?\$\{{?({_VAR})\}}?\"?|%({_VAR})%|\$env:({_VAR})|({_VAR}))")
 _DUMP_LINE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,60}=.{0,5000}")
+# The user's words for an empty visibility variable, which hides every GPU: "CUDA_VISIBLE_DEVICES is
+# empty", "... is set to an empty string", "`CUDA_VISIBLE_DEVICES`. On my system it is empty"
+# (Gaius-Augustus/Tiberius#105)
+_EMPTY = re.compile(r"\b(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)\b`?\.?\s*(?:On my (?:system|machine|host),?\s*)?"
+                    r"(?:it |which )?(?:is|was|gets|got) (?:set to )?(?:an? )?(?:explicit(?:ly)? )?empty\b")
 
 
 def _obs(name: str, value: str, line: int) -> Observation:
@@ -62,6 +67,8 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                 if t != f"%{echo[1]}%" and not t.startswith(("echo ", "printenv ")):
                     yield _obs(echo[1], t, number)
             echo = None
+        if "VISIBLE_DEVICES" in t and (empty := _EMPTY.search(t)):
+            yield _obs(empty.group(1), "", number)
         if "=" in t:
             yield from _assignment(t, number, dump_previous or _next_is_dump(lines, number))
         elif "echo" in t or "printenv" in t or "setx" in t:
