@@ -89,7 +89,7 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                 yield _obs("tensorflow.is_cuda_build", out[1] == "True", out[0])
         if "version" in s or "Version" in s or "VERSION" in s:
             yield from _version_line(lines, number, s.strip())
-        elif "latform" in s and _OS_HEADING.fullmatch(s.strip()):
+        elif "platform" in s.lower() and _OS_HEADING.fullmatch(s.strip()):
             # only native Windows is read here: a WSL or Linux value has its own recognisers
             out = _printed(lines, number, lambda v: bool(v))
             if out and _OS_WINDOWS.fullmatch(out[1]) and "wsl" not in out[1].lower():
