@@ -350,23 +350,6 @@ def ptx_jits_on(version: str | None, built: tuple[str, ...], cc: str) -> bool:
                if (m := re.fullmatch(r"sm_(\d+)(\d)a", t)))
 
 
-def newest_tf_running_on(cc: str, python: str | None = None) -> str | None:
-    """The newest final release whose wheel runs kernels on `cc` (SASS, or PTX that JIT-compiles)
-    and, where `python` is given, has wheels for it."""
-    releases = _tf_releases()
-    py = Version(_minor(python or "") or "0")
-    for version in reversed(known_tf_versions()):
-        rel = releases[version]
-        if rel.prerelease or not rel.compute_capabilities:
-            continue
-        if python and not Version(rel.python_min) <= py <= Version(rel.python_max or rel.python_min):
-            continue
-        kind = has_kernels_for(rel.compute_capabilities, cc)
-        if kind == "sass" or (kind == "ptx" and ptx_jits_on(version, rel.compute_capabilities, cc)):
-            return version
-    return None
-
-
 def newest_cudnn_for(cc: str) -> str | None:
     """The newest cuDNN release whose support matrix lists this compute capability, or None when
     every known release does (no cap needed). Releases between two rows are unknown: the cap
@@ -379,23 +362,27 @@ def newest_cudnn_for(cc: str) -> str | None:
     return fits[-1] if fits else None
 
 
-def best_tf_for(python: str, driver: str | None, ccs: tuple[str, ...],
-                platform: str = "linux") -> str | None:
-    """The newest final TF release with wheels for this Python whose CUDA the driver runs and
-    that has native kernels (SASS) for every GPU; None when no release fits (use a CPU build)."""
+def best_tf_for(python: str | None, driver: str | None, ccs: tuple[str, ...],
+                platform: str = "linux", jit_ok: bool = False) -> str | None:
+    """The newest final TF release with wheels for this Python (None: any) whose CUDA the driver
+    runs and that has native kernels (SASS) for every GPU, or with `jit_ok` PTX the driver can
+    JIT-compile for it (ptx_jits_on); None when no release fits (use a CPU build)."""
     releases = _tf_releases()
-    py = Version(_minor(python) or "0")
+    py = Version(_minor(python or "") or "0")
     for version in reversed(known_tf_versions()):
         rel = releases[version]
         if rel.prerelease or not rel.compute_capabilities:
             continue
-        if not Version(rel.python_min) <= py <= Version(rel.python_max or rel.python_min):
+        wheels = Version(rel.python_min) <= py <= Version(rel.python_max or rel.python_min)
+        if python is not None and not wheels:
             continue
         if platform == "windows" and not rel.windows_gpu:
             continue
         if driver is not None and not driver_cuda_ok(driver, rel.cuda, platform):
             continue
-        if all(has_kernels_for(rel.compute_capabilities, cc) == "sass" for cc in ccs):
+        caps = rel.compute_capabilities
+        if all((kind := has_kernels_for(caps, cc)) == "sass"
+               or (jit_ok and kind == "ptx" and ptx_jits_on(version, caps, cc)) for cc in ccs):
             return version
     return None
 

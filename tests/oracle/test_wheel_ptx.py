@@ -89,5 +89,6 @@ def test_rule_without_a_measurement_keeps_the_field_rule():
     caps = compat.tf_release("2.20").compute_capabilities
     assert compat.ptx_jits_on("2.20.0", caps, "9.0") is True  # sm_90a is Hopper's own
     assert compat.ptx_jits_on("2.20.0", caps, "10.0") is False
-    assert compat.newest_tf_running_on("12.0") == "2.21"
-    assert compat.newest_tf_running_on("12.0", "3.9.18") == "2.15"  # 2.21 dropped Python 3.9
+    assert compat.best_tf_for(None, None, ("12.0",), jit_ok=True) == "2.21"
+    assert compat.best_tf_for("3.9.18", None, ("12.0",), jit_ok=True) == "2.15"  # 2.21 dropped 3.9
+    assert compat.best_tf_for(None, None, ("12.0",)) is None  # no release has SASS for it

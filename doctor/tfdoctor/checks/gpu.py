@@ -79,7 +79,8 @@ def gpu_named_in_ticket(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         {"gpu": named, "gpu.compute_capability": f"{cc} (from the model's name)",
          "tensorflow.compute_capabilities": ", ".join(tf.compute_capabilities),
          "tensorflow.version": tf.version or "?"},
-        hint=no_wheel_runs_on(cc, compat.newest_tf_running_on(cc, facts.python.version)), links=(TF_SOURCE,))
+        hint=no_wheel_runs_on(cc, compat.best_tf_for(facts.python.version, None, (cc,), jit_ok=True)),
+        links=(TF_SOURCE,))
 
 
 def no_wheel_runs_on(cc: str, runs: str | None) -> str:
@@ -169,7 +170,7 @@ def _newer_than_tf(facts: Facts, g: GpuFacts, which: str, ev: dict[str, str]) ->
         # Field reports: RTX 50xx with 2.16.2 to 2.20 (tensorflow#99592, #101746, #97387).
         why = ("TensorFlow may list it, but on this generation the PTX fallback fails at the first "
                "kernel (CUDA_ERROR_INVALID_PTX or CUDA_ERROR_INVALID_HANDLE).")
-    runs = compat.newest_tf_running_on(g.compute_capability, facts.python.version)
+    runs = compat.best_tf_for(facts.python.version, None, (g.compute_capability,), jit_ok=True)
     fix = None
     if runs and compat.tf_release(runs) != release:
         fix = Remediation("install-matching-tensorflow",
