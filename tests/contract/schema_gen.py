@@ -36,9 +36,13 @@ OVERRIDES: dict[tuple[str, str], dict[str, Any]] = {
     ("Facts", "unknown"): {"items": {"enum": sorted(facts_module.UNKNOWABLE)}},
     ("ToolkitFacts", "via"): {"enum": ["dir", "nvcc", "cuda_home", "conda", "ticket", "claimed"]},
     ("GpuFacts", "compute_capability"): {"pattern": r"^[0-9]+\.[0-9]+$"},
-    # probes/libresolve.py search_steps (rpath only when the object has no RUNPATH).
+    # probes/libresolve.py search_steps (rpath only when the object has no RUNPATH), then
+    # probes/libraries.py: "preload" (the preload fix loaded it by path), "tensorflow" (TF's own
+    # loader answered otherwise).
     ("LibraryFacts", "found_via"): {
-        "enum": ["rpath", "ld_library_path", "runpath", "ldconfig", "default_dirs", None]
+        "enum": [
+            "rpath", "ld_library_path", "runpath", "ldconfig", "default_dirs", "preload", "tensorflow", None
+        ]
     },
     ("LibraryFacts", "origin"): {"enum": ["pip", "conda", "cuda-toolkit", "wsl", "system", None]},
     ("LibraryFacts", "version_source"): {"enum": ["library", "header", "metadata", "filename", None]},
