@@ -9,12 +9,16 @@ redacts the facts (user, host, GPU UUIDs, serials and PCI ids become pseudonyms;
 shape) and writes:
 
     facts.json     the redacted facts (`tfdoctor replay tests/recorded/NAME/facts.json`)
-    expected.json  the verdict, root cause, findings, and the GPUs TensorFlow lists and can use,
-                   as the rules give them today
+    rules.json     the verdict, root cause, findings, and the GPUs TensorFlow lists and can use,
+                   as the rules gave them when recorded (to read, never to test against)
     meta.json      what was recorded, when, with which tfdoctor, on what (GPU or not)
 
-tests/oracle/test_recorded.py replays every fixture. Run it on every machine with a real GPU you
-can reach, and commit the directory: those are the only recordings of real hardware the tests have.
+expected.json is then written by hand: the verdict, root cause, findings and GPU counts a person
+judges right from what TensorFlow itself reported (smoke.devices, smoke.log_tail) and what the
+machine is, with a "source" line saying so. tests/oracle/test_recorded.py replays every fixture
+against it; a recorder that wrote it would only test the rules against themselves. Run it on every
+machine with a real GPU you can reach, and commit the directory: those are the only recordings of
+real hardware the tests have.
 """
 
 from __future__ import annotations
@@ -55,7 +59,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def expected_of(facts: Facts) -> dict[str, object]:
-    """What today's rules say about the facts: the replay test compares against this."""
+    """What today's rules say about the facts (rules.json; the replay test compares it with the
+    hand-written expected.json)."""
     from tfdoctor.checks.usable import gpu_counts
     from tfdoctor.report import build_report
 
@@ -113,11 +118,12 @@ def record(args: argparse.Namespace) -> int:
     }
     target.mkdir(parents=True, exist_ok=True)
     (target / "facts.json").write_text(text)
-    (target / "expected.json").write_text(json.dumps(expected_of(redacted), indent=1) + "\n")
+    (target / "rules.json").write_text(json.dumps(expected_of(redacted), indent=1) + "\n")
     (target / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(f"record_machine: wrote {target} ({gpus} GPU(s), TensorFlow "
           f"{meta['tensorflow'] or 'absent'}, smoke {'ran' if smoke_ran else 'not run'}, "
-          f"{seconds:.1f} s)", file=sys.stderr)
+          f"{seconds:.1f} s); now write expected.json by hand from what TensorFlow reported",
+          file=sys.stderr)
     return 0
 
 

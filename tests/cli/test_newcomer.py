@@ -26,15 +26,20 @@ def other_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_active_virtual_env_is_the_default_target(other_venv: Path):
-    """tfdoctor from pipx with a venv activated diagnoses that venv, not its own interpreter."""
+def test_active_virtual_env_is_the_default_target(other_venv: Path, monkeypatch: pytest.MonkeyPatch):
+    """tfdoctor from pipx with a venv activated diagnoses that venv, not its own interpreter.
+    tfdoctor's own environment is the pipx one, without TensorFlow, whatever .venv holds."""
+    monkeypatch.setattr("tfdoctor.cmdkit.own_has_tensorflow", lambda: False)
     python, why = target_python(None, {"VIRTUAL_ENV": str(other_venv)})
     assert python == str(other_venv / "bin" / "python")
     assert "$VIRTUAL_ENV" in why and sys.executable in why
 
 
-def test_conda_prefix_comes_after_virtual_env(other_venv: Path, tmp_path: Path):
-    """$VIRTUAL_ENV wins over $CONDA_PREFIX; a conda env alone is chosen by $CONDA_PREFIX."""
+def test_conda_prefix_comes_after_virtual_env(other_venv: Path, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch):
+    """$VIRTUAL_ENV wins over $CONDA_PREFIX; a conda env alone is chosen by $CONDA_PREFIX (for a
+    tfdoctor whose own environment has no TensorFlow, whatever .venv holds)."""
+    monkeypatch.setattr("tfdoctor.cmdkit.own_has_tensorflow", lambda: False)
     both = {"VIRTUAL_ENV": str(other_venv), "CONDA_PREFIX": "/nonexistent/conda"}
     assert target_python(None, both)[0] == str(other_venv / "bin" / "python")
     python, why = target_python(None, {"CONDA_PREFIX": str(other_venv)})
@@ -60,15 +65,16 @@ def test_own_environment_and_explicit_python():
     assert target_python(sys.executable, {"VIRTUAL_ENV": "/x"}) == (sys.executable, "--python")
 
 
-def test_first_line_names_the_interpreter_and_why(other_venv: Path):
-    """Every text report starts with the interpreter diagnosed and the reason it was chosen."""
+def test_first_line_names_the_interpreter_and_why(other_venv: Path, python_without_tf: str):
+    """Every text report starts with the interpreter diagnosed and the reason it was chosen.
+    tfdoctor runs from an interpreter without TensorFlow (as from pipx), whatever .venv holds."""
     env = {**os.environ, "VIRTUAL_ENV": str(other_venv)}
     env.pop("CONDA_PREFIX", None)
-    proc = subprocess.run([str(TFDOCTOR), "--quick", "--no-tui"], capture_output=True, text=True,
-                          env=env, timeout=120)
+    proc = subprocess.run([python_without_tf, "-m", "tfdoctor", "--quick", "--no-tui"],
+                          capture_output=True, text=True, env=env, timeout=120)
     first = proc.stdout.splitlines()[0]
     assert first == (f"Diagnosing {other_venv}/bin/python (the active environment $VIRTUAL_ENV; "
-                     f"tfdoctor runs from {sys.executable})"), proc.stdout[:400]
+                     f"tfdoctor runs from {python_without_tf})"), proc.stdout[:400]
     assert proc.stdout.splitlines()[1].startswith("Verdict: ")
 
 
