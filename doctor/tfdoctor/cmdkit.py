@@ -95,7 +95,10 @@ def emit(report: Report, *, as_json: bool, verbose: bool, fail_on: str,
     if as_json:
         click.echo(json.dumps(report.to_dict(exit_code=int(code)), indent=2))
     else:
-        click.echo(render_text(report, verbose=verbose, color=color_enabled(sys.stdout)), nl=False)
+        from tfdoctor.pictures.text import unicode_ok
+
+        click.echo(render_text(report, verbose=verbose, color=color_enabled(sys.stdout),
+                               unicode=unicode_ok(sys.stdout)), nl=False)
     return code
 
 

@@ -147,8 +147,13 @@ def render_asks(report: Report) -> list[str]:
     return lines + [""]
 
 
-def render_text(report: Report, *, verbose: bool = False, color: bool = False) -> str:
-    """The whole text report; info findings and passing rows only with verbose."""
+def render_text(report: Report, *, verbose: bool = False, color: bool = False,
+                unicode: bool = True) -> str:
+    """The whole text report; info findings and passing rows only with verbose; the GPU
+    table's bars in Unicode, or ASCII when `unicode` is false (an output that cannot carry it)."""
+    from tfdoctor.pictures import gpu_table
+    from tfdoctor.pictures.text import render_gpu_table
+
     lines = [target_line(report), headline(report), summary_line(report), ""]
     shown = [f for f in report.findings if verbose or f.severity is not Severity.INFO]
     for group in group_findings(tuple(shown)):
@@ -158,6 +163,7 @@ def render_text(report: Report, *, verbose: bool = False, color: bool = False) -
     if hidden:
         lines.append(f"({hidden} info finding(s) hidden; -v shows them)")
         lines.append("")
+    lines.extend(render_gpu_table(gpu_table(report.facts), unicode))
     lines.extend(render_smoke(report))
     lines.extend(render_asks(report))
     lines.append("Checks:")

@@ -36,6 +36,14 @@ def prometheus_option(func: Any) -> Any:
     "(the .md and .json go side by side). Default: the current directory.",
 )
 @click.option(
+    "--html",
+    "html_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Also write a self-contained HTML page to FILE: the verdict, GPU charts (inline SVG), "
+    "findings and checks, redacted as the Markdown is.",
+)
+@click.option(
     "--preview", is_flag=True, help="Print exactly what would leave the machine, and write nothing."
 )
 @click.option(
@@ -78,6 +86,7 @@ def prometheus_option(func: Any) -> Any:
 )
 def report(
     output: str | None,
+    html_file: Path | None,
     preview: bool,
     no_redact: bool,
     salt: str | None,
@@ -104,12 +113,14 @@ def report(
         raise TfdoctorError("--from reports on saved facts; --python has nothing to probe")
     facts, config = _facts(from_file, python, quick, expect_gpus)
     redactor = None if no_redact else Redactor(Policy.make(salt, keep), Identity.of_this_process())
-    support = make_support_report(facts, config, redactor)
+    support = make_support_report(facts, config, redactor, html=html_file is not None)
     md_path, json_path = output_paths(output, facts.collected_at)
     if preview:
         click.echo(
             f"==> {md_path} <==\n{support.markdown}\n==> {json_path} <==\n{support.json}", nl=False
         )
+        if support.html is not None:
+            click.echo(f"==> {html_file} <==\n{support.html}", nl=False)
         note(
             "tfdoctor: preview only, nothing written"
             + ("" if salt or no_redact else " (pseudonyms change on every run without --salt)")
@@ -119,8 +130,11 @@ def report(
         Path(output).mkdir(mode=0o700, parents=True, exist_ok=True)
     write_atomic(md_path, support.markdown, 0o600)
     write_atomic(json_path, support.json, 0o600)
+    if html_file is not None and support.html is not None:
+        write_atomic(html_file, support.html, 0o600)
+    written = f"{md_path}, {json_path} and {html_file}" if html_file else f"{md_path} and {json_path}"
     note(
-        f"tfdoctor: wrote {md_path} and {json_path} (owner-only; verdict: {support.verdict}"
+        f"tfdoctor: wrote {written} (owner-only; verdict: {support.verdict}"
         + (", NOT redacted)" if no_redact else ", redacted)")
     )
 

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 
 from tfdoctor import __version__
 from tfdoctor.findings import CheckStatus, Finding
+from tfdoctor.pictures import gpu_table
+from tfdoctor.pictures.markdown import gpu_section
 from tfdoctor.render_text import headline, summary_line, target_line
 from tfdoctor.report import Report
 from tfdoctor.share.markdown_facts import (
@@ -72,6 +74,7 @@ def render_markdown(
     lines += ["", "## Facts", "", "| | |", "| --- | --- |"]
     lines += [f"| {name} | {table_cell(value)} |" for name, value in facts_rows(report.facts)]
     lines.append("")
+    lines += gpu_section(gpu_table(report.facts))
     for section in (libraries_section, environment_section, smoke_section):
         lines += section(report.facts)
     lines += [

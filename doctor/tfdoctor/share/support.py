@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from html import unescape
 from pathlib import Path
 
 from tfdoctor.docload import printable
@@ -25,10 +26,12 @@ class SupportReport:
     json: str
     exit_code: int
     verdict: str
+    html: str | None = None
+    """The self-contained HTML page (`report --html`) of the same redacted report, when asked."""
 
 
 def make_support_report(
-    facts: Facts, config: CheckConfig, redactor: Redactor | None
+    facts: Facts, config: CheckConfig, redactor: Redactor | None, html: bool = False
 ) -> SupportReport:
     """Redact the facts, judge the redacted facts, render both documents, check for leftovers.
 
@@ -56,13 +59,20 @@ def make_support_report(
         keep_newlines=True,
     )
     document = json.dumps(report.to_dict(exit_code=code), indent=2) + "\n"
+    page = None
+    if html:
+        from tfdoctor.share.html_report import render_html
+
+        page = render_html(report, code, redaction_line(redactor), markdown)
     if redactor:
-        left = redactor.leftovers(markdown) + redactor.leftovers(document)
+        left = redactor.leftovers(markdown) + redactor.leftovers(document) + (
+            # Escaping could hide a name from the guard: it reads the page as a browser shows it.
+            redactor.leftovers(unescape(page)) if page else [])
         if left:
             raise TfdoctorError(
                 "refusing to write the report: redaction missed " + ", ".join(sorted(set(left)))
             )
-    return SupportReport(markdown, document, code, report.verdict)
+    return SupportReport(markdown, document, code, report.verdict, page)
 
 
 def redaction_line(redactor: Redactor | None) -> str:
