@@ -17,7 +17,10 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from tfdoctor import children
+from tfdoctor.children import STOP_SIGNALS, nudge, reap, spawn
+from tfdoctor.children import kill_all_children as kill_all_children  # the CLI's door to it
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,95 +68,9 @@ MAX_OUTPUT = 8 * 1024 * 1024
 at the end); a child that prints more is cut, and `CommandResult.truncated` says so."""
 EXIT_GRACE = 1.0
 """After the child exits, how long its output pipes may stay open (a grandchild still writing)
-before whoever holds them is killed and the pipes are closed."""
-
-_LIVE_GROUPS: set[int] = set()
-_LIVE_PIPES: set[int] = set()
-"""Inodes of the output pipes of running children: whoever holds one (a grandchild that left
-the process group with setsid) is ours to kill."""
-_LIVE_LOCK = threading.RLock()  # re-entrant: the signal handler takes it on the main thread
-_CLOSING = False
-"""Set by kill_all_children: tfdoctor is exiting, and a child registered after that (a probe
-thread's Popen that was in flight when the signal came) is killed at once, not left behind."""
+before whoever holds them is stopped and the pipes are closed."""
 
 
-def _register(pid: int, pipes: set[int] | frozenset[int] = frozenset()) -> None:
-    """Track a child's group and pipes; if tfdoctor is already exiting, kill the group now."""
-    with _LIVE_LOCK:
-        closing = _CLOSING
-        if not closing:
-            _LIVE_GROUPS.add(pid)
-            _LIVE_PIPES.update(pipes)
-    if closing:
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        kill_pipe_holders(set(pipes))  # a grandchild that left the group in the meantime
-
-
-def track_group(proc: subprocess.Popen[Any], live: bool = True) -> None:
-    """Record (or forget) a child's process group, so `kill_all_children` can reach it."""
-    if live:
-        _register(proc.pid)
-        return
-    with _LIVE_LOCK:
-        _LIVE_GROUPS.discard(proc.pid)
-
-
-def kill_all_children() -> None:
-    """SIGKILL every child group still running, and every process holding a child's output
-    pipe: on Ctrl+C or SIGTERM, before tfdoctor exits, so no TensorFlow child is left holding a
-    GPU (the children run in their own sessions; escaped grandchildren in sessions of their own)."""
-    _kill_all_children()
-
-
-def _kill_all_children(lock_timeout: float = -1) -> None:
-    global _CLOSING
-    if not _LIVE_LOCK.acquire(timeout=lock_timeout):
-        return  # the watchdog's last pass: the lock's holder is stuck, the first pass ran
-    try:
-        _CLOSING = True
-        groups = list(_LIVE_GROUPS)
-        pipes = set(_LIVE_PIPES)
-    finally:
-        _LIVE_LOCK.release()
-    for pgid in groups:
-        try:
-            os.killpg(pgid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    kill_pipe_holders(pipes)
-
-
-def kill_pipe_holders(inodes: set[int]) -> int:
-    """SIGKILL every process (other than this one) with one of these pipes open; how many.
-
-    A child that daemonises a grandchild (double fork + setsid) hands it our pipe: killing the
-    child's group does not reach it, and the pipe never reaches end-of-file while it lives.
-    """
-    if not inodes:
-        return 0
-    wanted = {f"pipe:[{i}]" for i in inodes}
-    me, killed = os.getpid(), 0
-    for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
-        if not entry.name.isdigit() or int(entry.name) == me:
-            continue
-        try:
-            held = any(os.readlink(f"/proc/{entry.name}/fd/{fd}") in wanted
-                       for fd in os.listdir(f"/proc/{entry.name}/fd"))
-        except OSError:  # gone, or another user's process (not ours to read, nor to kill)
-            continue
-        if held:
-            try:
-                os.kill(int(entry.name), signal.SIGKILL)
-                killed += 1
-            except OSError:
-                pass
-    return killed
-
-
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def quiet_thread() -> None:
@@ -189,7 +106,7 @@ def start_exit_watchdog(seconds: float = 0.8) -> None:
         quiet_thread()
         _EXIT_GO.acquire()
         time.sleep(seconds)
-        _kill_all_children(lock_timeout=0.1)  # a child registered while the main thread unwound
+        children.kill_all(lock_timeout=0.1)  # a child spawned while the main thread unwound
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -238,33 +155,24 @@ def run_command(
     cwd: str | None = None,
     max_output: int = MAX_OUTPUT,
 ) -> CommandResult:
-    """Run argv in its own process group; never waits past `timeout` (plus about a second).
+    """Run argv as a tracked child (children.spawn); never waits past `timeout` (plus about a
+    second), and returns only once the child and everything it started are gone.
 
-    On time-out the whole group is killed, and so is any escaped descendant holding the output
-    pipe; reads are bounded in time and in bytes (`max_output` per stream, the last bytes kept).
+    On time-out the child, its group and every descendant (by token or by our pipe) are
+    stopped; reads are bounded in time and in bytes (`max_output` per stream, the last kept).
     """
     try:
-        proc = subprocess.Popen(
-            list(argv), stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(env) if env is not None else None,
-            cwd=cwd, start_new_session=True,
-        )
+        proc = spawn(argv, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd)
     except OSError as exc:
         return CommandResult(tuple(argv), None, "", "", error=exc.strerror or str(exc))
-    assert proc.stdout is not None and proc.stderr is not None
-    pipes = {os.fstat(f.fileno()).st_ino for f in (proc.stdout, proc.stderr)}
-    _register(proc.pid, pipes)
     try:
-        out, err, timed_out = _collect(proc, input, timeout, max_output, pipes)
+        out, err, timed_out = _collect(proc, input, timeout, max_output)
     except BaseException:
-        kill_group(proc)
-        kill_pipe_holders(pipes)
-        proc.wait()
+        reap(proc, grace=0.0)
         raise
     finally:
-        with _LIVE_LOCK:
-            _LIVE_GROUPS.discard(proc.pid)
-            _LIVE_PIPES.difference_update(pipes)
+        reap(proc)  # whatever the child left behind: a daemon that redirected its output too
         for f in (proc.stdout, proc.stderr, proc.stdin):
             if f is not None:
                 f.close()
@@ -274,8 +182,8 @@ def run_command(
                          output_bytes=out.total + err.total)
 
 
-def _collect(proc: subprocess.Popen[bytes], input: str | None, timeout: float, cap: int,
-             pipes: set[int]) -> tuple[_Stream, _Stream, bool]:
+def _collect(proc: subprocess.Popen[bytes], input: str | None, timeout: float,
+             cap: int) -> tuple[_Stream, _Stream, bool]:
     """Read both pipes until end-of-file, the child's exit plus EXIT_GRACE, or the deadline."""
     assert proc.stdout is not None and proc.stderr is not None
     streams = {proc.stdout.fileno(): _Stream(cap), proc.stderr.fileno(): _Stream(cap)}
@@ -294,15 +202,14 @@ def _collect(proc: subprocess.Popen[bytes], input: str | None, timeout: float, c
         now = time.monotonic()
         if exited_at is None and proc.poll() is not None:
             exited_at = now
-            kill_group(proc)  # grandchildren left behind in its group
+            nudge(proc)  # what it left behind; reap ends what does not listen
         if exited_at is not None and now > exited_at + EXIT_GRACE:
-            kill_pipe_holders(pipes)  # escaped with our pipe: the child itself is done
+            reap(proc)  # a descendant that escaped with our pipe: the child itself is done
             _drain(sel, streams, 0.2)
             break
         if now >= deadline:
             timed_out = proc.poll() is None
-            kill_group(proc)
-            kill_pipe_holders(pipes)
+            reap(proc)
             _drain(sel, streams, 0.5)
             break
         limit = min(deadline, exited_at + EXIT_GRACE) if exited_at is not None else deadline
@@ -321,8 +228,6 @@ def _collect(proc: subprocess.Popen[bytes], input: str | None, timeout: float, c
         proc.wait(timeout=max(0.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         timed_out = True
-    kill_group(proc)  # a child that exited may have left grandchildren behind in its group
-    proc.wait()
     return out, err, timed_out
 
 
@@ -355,14 +260,6 @@ def _drain(sel: selectors.BaseSelector, streams: dict[int, _Stream], seconds: fl
                 streams[fd].add(chunk)
             else:
                 sel.unregister(fd)
-
-
-def kill_group(proc: subprocess.Popen[Any]) -> None:
-    """SIGKILL the process group the child leads; it may be gone already."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def host_from_environment(python: str, python_why: str | None = None) -> Host:
@@ -414,30 +311,3 @@ class Host:
             if d and os.access(os.path.join(d, name), os.X_OK) and not os.path.isdir(os.path.join(d, name)):
                 return os.path.join(d, name)
         return None
-
-
-def group_survivors(pgid: int) -> tuple[int, ...]:
-    """Pids still in a child's process group after it was killed (read from /proc; must be none)."""
-    alive: tuple[int, ...] = ()
-    for _ in range(20):  # SIGKILL is asynchronous: give the kernel a moment to reap
-        alive = _group_members(pgid)
-        if not alive:
-            return ()
-        time.sleep(0.05)
-    return alive
-
-
-def _group_members(pgid: int) -> tuple[int, ...]:
-    alive = []
-    for entry in os.listdir("/proc") if sys.platform.startswith("linux") else ():
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[-1].split()
-        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
-            alive.append(int(entry))
-    return tuple(alive)

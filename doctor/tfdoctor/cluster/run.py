@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -222,7 +221,13 @@ def _node_address(name: str) -> str:
 
 
 def _scontrol(args: list[str]) -> str:
-    return subprocess.run(["scontrol", *args], capture_output=True, text=True, check=True, timeout=30).stdout
+    from tfdoctor.errors import TfdoctorError
+    from tfdoctor.host import run_command
+
+    done = run_command(["scontrol", *args], timeout=30)
+    if not done.ok:
+        raise TfdoctorError(f"scontrol {' '.join(args)}: {done.describe_failure()}")
+    return done.stdout
 
 
 def run_slurm(opts: Options, nodes: int | None, port: int) -> tuple[dict[str, Any] | None, str]:
@@ -255,19 +260,11 @@ def run_slurm(opts: Options, nodes: int | None, port: int) -> tuple[dict[str, An
         str(opts.steps),
         "--json",
     ]
-    proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env
-    )
-    from tfdoctor.host import kill_group, track_group
+    from tfdoctor.host import run_command
 
-    track_group(proc)  # Ctrl+C / SIGTERM of tfdoctor kills srun, and srun its tasks
-    try:
-        out, err = proc.communicate(timeout=opts.timeout + 60)
-    except subprocess.TimeoutExpired:
-        kill_group(proc)
-        out, err = proc.communicate()
-    finally:
-        track_group(proc, live=False)
+    # Ctrl+C / SIGTERM of tfdoctor stops srun, and srun its tasks; so does the time limit.
+    done = run_command(argv, timeout=opts.timeout + 60, env=env)
+    out, err = done.stdout, done.stderr or (done.error or "")
     try:  # only the chief task writes to stdout
         parsed = json.loads(out[out.find("{") :]) if "{" in out else None
     except ValueError:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ from typing import Any
 
 from tfdoctor.cluster.catalogue import finding as _finding
 from tfdoctor.findings import Finding
+from tfdoctor.host import run_command
 from tfdoctor.probes.driver import NVML_CHILD
 
 NVLINK_GBS = 25.0
@@ -32,16 +32,12 @@ def probe_topology(
 ) -> dict[str, Any]:
     """NVML's view of this node's interconnect (tfdoctor's own Python runs the NVML child with
     --topology); never raises: a failure is {"error": ...}."""
+    done = run_command([python, "-I", str(NVML_CHILD), "--topology"], env=env, timeout=timeout)
+    if done.error or done.timed_out:
+        return {"error": f"NVML child: {done.describe_failure()}"}
     try:
-        proc = subprocess.run(
-            [python, "-I", str(NVML_CHILD), "--topology"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        data = json.loads(proc.stdout.strip().splitlines()[-1])
-    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
+        data = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError) as exc:
         return {"error": f"NVML child: {type(exc).__name__}: {exc}"}
     if data.get("import_error") or data.get("init_error"):
         return {"error": data.get("init_error") or data.get("import_error")}
@@ -68,11 +64,8 @@ def _smi_topo(env: dict[str, str]) -> str | None:
     smi = shutil.which("nvidia-smi", path=env.get("PATH"))
     if smi is None:
         return None
-    try:
-        proc = subprocess.run([smi, "topo", "-m"], env=env, capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return proc.stdout[-4000:] if proc.returncode == 0 else None
+    done = run_command([smi, "topo", "-m"], env=env, timeout=20)
+    return done.stdout[-4000:] if done.ok else None
 
 
 def expected_busbw(topo: dict[str, Any]) -> tuple[float, str] | None:

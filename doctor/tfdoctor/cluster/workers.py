@@ -2,7 +2,7 @@
 
 Every worker runs `_worker.py` in its own session with TF_CONFIG set. The watcher never
 raises: a worker that dies, hangs or never reaches its peers ends as data (`WorkerRun.outcome`),
-and every process group is killed before `watch` returns, then /proc is checked for survivors.
+and every worker is reaped with everything it started (children.reap) before `watch` returns.
 """
 
 from __future__ import annotations
@@ -19,12 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from tfdoctor.host import group_survivors, kill_group, track_group
+from tfdoctor.children import reap, spawn
 
 WORKER = Path(__file__).with_name("_worker.py")
 PEER_GRACE = 3.0
 """Seconds the others get to finish or fail after a worker died, before they are killed (a
 collective waiting for a dead peer only ends at TF's own collective timeout)."""
+EXIT_GRACE = 1.0
+"""Seconds after the last worker exited that its pipes may stay open (a descendant still
+writing) before the watcher stops reading and reaps whoever holds them."""
 PHASES = ("hello", "import", "waiting", "strategy", "allreduce", "skew", "compute", "steps", "end")
 OUTCOMES = (
     "completed",
@@ -97,20 +100,11 @@ def start(run: WorkerRun, addresses: list[str], config: dict[str, Any], env: dic
     child_env["PYTHONUNBUFFERED"] = "1"
     try:
         # stdin stays open and unused: the worker exits on EOF, i.e. when we are gone.
-        run.proc = subprocess.Popen(
-            [run.python, str(WORKER), json.dumps(config)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=child_env,
-            start_new_session=True,
-            text=True,
-            errors="replace",
-        )
+        run.proc = spawn([run.python, str(WORKER), json.dumps(config)], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env, text=True)
     except OSError as exc:
         run.outcome, run.exit = "could-not-start", exc.strerror or str(exc)
         return
-    track_group(run.proc)
     run.outcome = "running"
 
 
@@ -120,9 +114,10 @@ def watch(runs: list[WorkerRun], deadline: float) -> dict[str, bool]:
     lines: queue.Queue[tuple[int, str, str | None]] = queue.Queue()
     live = [r for r in runs if r.proc is not None]
     by_index = {r.index: r for r in runs}
-    readers = [_reader(r, tag, lines) for r in live for tag in ("out", "err")]
+    readers = {(r.index, tag): _reader(r, tag, lines) for r in live for tag in ("out", "err")}
     open_streams = len(readers)
     died_at: float | None = None
+    all_exited_at: float | None = None
     timed_out = False
     try:
         while open_streams:
@@ -130,7 +125,11 @@ def watch(runs: list[WorkerRun], deadline: float) -> dict[str, bool]:
             if now >= deadline or (died_at is not None and now - died_at > PEER_GRACE):
                 timed_out = now >= deadline
                 break
+            if all_exited_at is not None and now - all_exited_at > EXIT_GRACE:
+                break  # every worker is done; what still holds their pipes is reaped below
             _mark_exits(live)
+            if all_exited_at is None and all(r.exited_alone for r in live):
+                all_exited_at = now
             if died_at is None and any(_died(r) for r in live):
                 died_at = now
             try:
@@ -145,28 +144,37 @@ def watch(runs: list[WorkerRun], deadline: float) -> dict[str, bool]:
         if timed_out:
             _probe_ports(runs)
     finally:
-        for r in live:
-            assert r.proc is not None
-            kill_group(r.proc)
-            r.proc.wait()
-            track_group(r.proc, live=False)
-            if r.proc.stdin is not None:
-                r.proc.stdin.close()
-    for reader in readers:
-        reader.join(timeout=2.0)
+        survivors = {r.index: _stop(r) for r in live}
+    joined_by = time.monotonic() + 2.0
+    for reader in readers.values():
+        reader.join(timeout=max(0.0, joined_by - time.monotonic()))
     for r in live:
         assert r.proc is not None
-        for stream in (r.proc.stdout, r.proc.stderr):
-            if stream is not None:
+        for tag, stream in (("out", r.proc.stdout), ("err", r.proc.stderr)):
+            # A reader still blocked (a pipe held by a process we could not kill): closing
+            # its stream would wait for it, so the stream is left open.
+            if stream is not None and not readers[(r.index, tag)].is_alive():
                 stream.close()
     while not lines.empty():
         index, tag, line = lines.get_nowait()
         if line is not None:
             _take(by_index[index], tag, line)
     for r in live:
-        _close(r, timed_out)
+        _close(r, timed_out, survivors[r.index])
     _blame(runs, timed_out)
     return {"timed_out": timed_out}
+
+
+def _stop(run: WorkerRun) -> tuple[int, ...]:
+    """Reap the worker with everything it started; the pids that outlived SIGKILL."""
+    assert run.proc is not None
+    survivors = reap(run.proc)
+    if run.proc.stdin is not None:
+        try:
+            run.proc.stdin.close()
+        except OSError:
+            pass
+    return survivors
 
 
 def _reader(run: WorkerRun, tag: str, lines: queue.Queue[tuple[int, str, str | None]]) -> threading.Thread:
@@ -208,11 +216,11 @@ def _died(run: WorkerRun) -> bool:
     return run.proc is not None and run.proc.poll() is not None and not ({"end", "error"} & run.events.keys())
 
 
-def _close(run: WorkerRun, timed_out: bool) -> None:
+def _close(run: WorkerRun, timed_out: bool, survivors: tuple[int, ...]) -> None:
     assert run.proc is not None
     rc = run.proc.returncode
     run.exit = _exit_text(rc)
-    run.survivors = group_survivors(run.proc.pid)
+    run.survivors = survivors
     if "end" in run.events:
         run.outcome = "completed"
     elif "error" in run.events:

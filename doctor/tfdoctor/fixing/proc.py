@@ -1,16 +1,16 @@
 """Children of an apply: stoppable at any moment, and never outliving tfdoctor.
 
 Every command an apply runs (pip, the fix scripts, the package listings) goes through
-`run_guarded`: it runs in a process group of its own, so stopping it stops pip and whatever pip
-started; a small watchdog process holds a pipe to tfdoctor and kills that group when tfdoctor
-dies without saying goodbye (kill -9, power cut of the terminal), so an orphaned pip never
-finishes an install on its own. SIGINT and SIGTERM during an apply set a cancel event (see
+`run_guarded`: it is a tracked child (children.spawn), so stopping it stops pip and whatever pip
+started, even what left pip's process group; a small watchdog process holds a pipe to tfdoctor
+and kills that group and every process carrying the child's token when tfdoctor dies without
+saying goodbye (kill -9, power cut of the terminal), so an orphaned pip never finishes an
+install on its own. SIGINT and SIGTERM during an apply set a cancel event (see
 `interruptible`); the runner sees it within a fraction of a second and stops the group.
 """
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -21,12 +21,22 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from tfdoctor.host import CommandResult, track_group
+from tfdoctor.children import reap, spawn, token_of
+from tfdoctor.host import CommandResult
 
 WATCHDOG = (
     "import os, signal, sys\n"
-    "pgid = int(sys.argv[1])\n"
+    "pgid, token = int(sys.argv[1]), sys.argv[2].encode()\n"
     "if sys.stdin.buffer.read(1) != b'x':\n"  # end of file without goodbye: tfdoctor died
+    "    key = b'TFDOCTOR_RUN_TOKEN='\n"
+    "    for pid in filter(str.isdigit, os.listdir('/proc')):\n"
+    "        try:\n"
+    "            env = open(f'/proc/{pid}/environ', 'rb').read().split(b'\\0')\n"
+    "            mine = any(e.startswith(key) and token in e[len(key):].split() for e in env)\n"
+    "            if mine and int(pid) != os.getpid():\n"
+    "                os.kill(int(pid), signal.SIGKILL)\n"
+    "        except OSError:\n"
+    "            pass\n"
     "    try:\n"
     "        os.killpg(pgid, signal.SIGKILL)\n"
     "    except OSError:\n"
@@ -76,18 +86,14 @@ def run_guarded(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
     """
     with tempfile.TemporaryFile() as out:
         try:
-            proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                    env=dict(env) if env is not None else None,
-                                    start_new_session=True)
+            proc = spawn(argv, stdout=out, stderr=out, env=env)
         except OSError as exc:
             return CommandResult(tuple(argv), None, "", "", error=exc.strerror or str(exc))
-        track_group(proc)
-        watchdog = _watchdog(proc.pid)
+        watchdog = _watchdog(proc.pid, token_of(proc) or "")
         try:
             code, timed_out = _wait(proc, timeout, cancel)
         finally:
-            _stop_group(proc)
-            track_group(proc, live=False)
+            reap(proc)  # what the command left behind
             _dismiss(watchdog)
         out.seek(0)
         text = out.read().decode("utf-8", errors="replace")
@@ -108,46 +114,19 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float,
         except subprocess.TimeoutExpired:
             pass
         if cancel is not None and cancel.is_set():
-            _stop_group(proc, grace=TERM_GRACE)
-            return proc.wait(), False
+            reap(proc, grace=TERM_GRACE)
+            return proc.returncode, False
         if time.monotonic() > deadline:
-            _stop_group(proc)
-            return proc.wait(), True
+            reap(proc)
+            return proc.returncode, True
 
 
-def _stop_group(proc: subprocess.Popen[bytes], grace: float = 0.0) -> None:
-    """SIGTERM the group, wait up to `grace`, then SIGKILL what is left of it."""
-    if grace:
-        _signal_group(proc.pid, signal.SIGTERM)
-        end = time.monotonic() + grace
-        while time.monotonic() < end and _group_alive(proc.pid):
-            proc.poll()
-            time.sleep(0.05)
-    _signal_group(proc.pid, signal.SIGKILL)
-    proc.wait()
-
-
-def _signal_group(pgid: int, sig: int) -> None:
+def _watchdog(pgid: int, token: str) -> subprocess.Popen[bytes] | None:
+    """A process that kills group `pgid`, and every process carrying `token`, when its stdin
+    reaches end of file without a goodbye (tfdoctor was killed)."""
     try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-def _watchdog(pgid: int) -> subprocess.Popen[bytes] | None:
-    """A process that kills group `pgid` when its stdin reaches end of file without a goodbye."""
-    try:
-        return subprocess.Popen([sys.executable, "-I", "-S", "-c", WATCHDOG, str(pgid)],
-                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+        return spawn([sys.executable, "-I", "-S", "-c", WATCHDOG, str(pgid), token],
+                     stdin=subprocess.PIPE)
     except OSError:  # pragma: no cover  (no watchdog: the group is still stopped on exit paths)
         return None
 
@@ -163,7 +142,8 @@ def _dismiss(watchdog: subprocess.Popen[bytes] | None) -> None:
     try:
         watchdog.wait(5)
     except subprocess.TimeoutExpired:  # pragma: no cover
-        watchdog.kill()
+        pass
+    reap(watchdog, grace=0.0)
 
 
 @contextmanager

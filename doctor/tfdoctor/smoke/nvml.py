@@ -8,8 +8,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from tfdoctor.children import reap, spawn
 from tfdoctor.facts import NvmlSample
-from tfdoctor.host import Host, kill_group
+from tfdoctor.host import Host
 
 SAMPLER = Path(__file__).with_name("_nvml_sampler.py")
 INTERVAL = 0.2
@@ -66,16 +67,9 @@ class NvmlSampler:
         if self._proc is not None or self.error is not None:
             return
         try:
-            self._proc = subprocess.Popen(
-                [self.host.own_python, str(SAMPLER), str(INTERVAL)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=dict(self.host.env),
-                start_new_session=True,
-                text=True,
-                errors="replace",
-            )
+            self._proc = spawn([self.host.own_python, str(SAMPLER), str(INTERVAL)],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               env=self.host.env, text=True)
         except OSError as exc:
             self.error = f"could not start the NVML sampler: {exc.strerror or exc}"
             return
@@ -107,8 +101,7 @@ class NvmlSampler:
             proc.wait(timeout=2.0)
         except (OSError, subprocess.TimeoutExpired):
             pass
-        kill_group(proc)
-        proc.wait()
+        reap(proc)
         if self._thread is not None:
             self._thread.join(timeout=2.0)
         if proc.stdout is not None:

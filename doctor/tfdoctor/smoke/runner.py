@@ -2,8 +2,9 @@
 
 TensorFlow is imported once, in one child, which runs every recipe and reports each on a line
 of its stdout. The parent owns the clock: a recipe over `per_recipe` seconds or a run over
-`budget` kills the child's whole process group (grandchildren included), and the recipes not
-reached are reported as not run. `run_smoke` never raises and may run in a thread.
+`budget` stops the child with everything it started (children.reap: its group, and descendants
+that left it but carry its token or hold its pipes), and the recipes not reached are reported
+as not run. `run_smoke` never raises and may run in a thread.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from tfdoctor.children import reap, spawn
 from tfdoctor.facts import RecipeResult, SmokeFacts
-from tfdoctor.host import Host, group_survivors, kill_group, track_group
+from tfdoctor.host import Host
 from tfdoctor.smoke import assemble
 from tfdoctor.smoke.nvml import NvmlSampler
 from tfdoctor.smoke.recipes import recipe_names
@@ -107,16 +109,8 @@ class _Run:
         try:
             # stdin stays open and unused: the child's watchdog exits when it reads EOF, i.e.
             # when tfdoctor is gone, even by SIGKILL (no orphan TensorFlow holding a GPU).
-            proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=child_env(self.host),
-                start_new_session=True,
-                text=True,
-                errors="replace",
-            )
+            proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=child_env(self.host), text=True)
         except OSError as exc:
             return SmokeFacts(
                 python=self.host.python,
@@ -124,24 +118,24 @@ class _Run:
                 exit=exc.strerror or str(exc),
                 recipes=self._not_run("could not start"),
             )
-        track_group(proc)
         readers = [self._reader(proc.stdout, "out"), self._reader(proc.stderr, "err")]
+        survivors: tuple[int, ...] = ()
         try:
             outcome, limit = self._loop(proc, start)
         finally:
-            kill_group(proc)
-            proc.wait()
-            track_group(proc, live=False)
-            if proc.stdin is not None:
-                proc.stdin.close()
+            # The child, its group and whatever escaped them (setsid daemons holding our pipes
+            # or carrying its token): once they are gone the pipes reach end-of-file.
+            survivors = reap(proc)
+            _close(proc.stdin)
             self.nvml.stop()
+        joined_by = time.monotonic() + 2.0
         for reader in readers:
-            reader.join(timeout=2.0)
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
+            reader.join(timeout=max(0.0, joined_by - time.monotonic()))
+        for stream, reader in zip((proc.stdout, proc.stderr), readers, strict=True):
+            if not reader.is_alive():  # closing under a blocked readline would wait for it
+                _close(stream)
         self._drain()
-        return self._facts(proc, outcome, limit, time.monotonic() - start)
+        return self._facts(proc, outcome, limit, time.monotonic() - start, survivors)
 
     def _reader(self, stream: IO[str] | None, tag: str) -> threading.Thread:
         def pump() -> None:
@@ -180,7 +174,7 @@ class _Run:
             if exited_at is None and proc.poll() is not None:
                 exited_at = now
             if exited_at is not None and now - exited_at > GRACE:
-                break  # a grandchild holds the pipes open; the group kill will close them
+                break  # a descendant holds the pipes open; reap stops it and they close
             try:
                 tag, line = self.lines.get(
                     timeout=min(0.1, max(0.0, min(recipe_deadline, total_deadline) - now))
@@ -263,7 +257,8 @@ class _Run:
         )
 
     def _facts(
-        self, proc: subprocess.Popen[str], outcome: str, limit: float | None, seconds: float
+        self, proc: subprocess.Popen[str], outcome: str, limit: float | None, seconds: float,
+        survivors: tuple[int, ...],
     ) -> SmokeFacts:
         exit_text, why = _exit_text(proc.returncode, outcome, limit, self.current)
         if outcome == "ended":
@@ -296,9 +291,17 @@ class _Run:
             log_lines=self.logs.run.count,
             garbage=tuple(self.garbage),
             nvml_error=self.nvml.error,
-            survivors=group_survivors(proc.pid),
+            survivors=survivors,
             output_dropped=self.dropped,
         )
+
+
+def _close(stream: IO[str] | None) -> None:
+    if stream is not None:
+        try:
+            stream.close()
+        except OSError:  # a write end whose reader is gone
+            pass
 
 
 def _exit_text(
