@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -14,7 +15,7 @@ from helpers import change, healthy
 from programs import INTEGRATIONS, tfdoctor_wrapper, venv_program, version, write_facts
 
 K8S = INTEGRATIONS / "kubernetes"
-MANIFESTS = ["daemonset.yaml", "job.yaml", "npd-config.yaml"]
+MANIFESTS = ["daemonset.yaml", "job.yaml", "npd-config.yaml", "npd-daemonset.yaml"]
 CAUSE = "cuda-visible-devices-hides-all"
 
 
@@ -108,3 +109,60 @@ def test_npd_treats_an_old_report_as_unknown(tmp_path, age, expected):
     report = tmp_path / "state" / "last.json"
     os.utime(report, (time.time() - age, time.time() - age))
     assert npd(tmp_path, TFDOCTOR_MAX_AGE="1800")[0] == expected
+
+
+def materialise_configmap(configmap: dict, volume: dict, mount: Path) -> None:
+    """Write a ConfigMap volume as kubelet's AtomicWriter does: the files in a hidden timestamped
+    directory, each at the volume's mode (items[].mode, else defaultMode, else 0644), `..data`
+    linking to that directory and one link per key through `..data`."""
+    source = volume["configMap"]
+    default_mode = source.get("defaultMode", 0o644)
+    items = source.get("items") or [{"key": key, "path": key} for key in configmap["data"]]
+    payload = mount / "..2026_11_27_09_00_00.000000001"
+    payload.mkdir(parents=True)
+    for item in items:
+        target = payload / item["path"]
+        target.write_text(configmap["data"][item["key"]])
+        target.chmod(item.get("mode", default_mode))
+    (mount / "..data").symlink_to(payload.name)
+    for item in items:
+        (mount / item["path"]).symlink_to(Path("..data") / item["path"])
+
+
+def run_npd_rules(mount: Path, mount_path: str, monitor: str, env: dict) -> list:
+    """Each rule of the monitor as NPD runs it: rule.path must exist (Validate), then it is
+    executed directly with rule.args (util.Exec: no shell); (exit status, first line) each."""
+    results = []
+    for rule in json.loads((mount / monitor).read_text())["rules"]:
+        assert rule["path"].startswith(mount_path + "/"), rule["path"]
+        path = mount / rule["path"][len(mount_path) + 1:]
+        assert path.exists(), f"NPD refuses the config: rule path {rule['path']} does not exist"
+        run = subprocess.run([str(path), *rule.get("args", [])], env=env, capture_output=True,
+                             text=True, timeout=60, stdin=subprocess.DEVNULL)
+        results.append((run.returncode, run.stdout.strip().splitlines()[0]))
+    return results
+
+
+def test_npd_plugin_runs_from_the_configmap_volume_as_mounted(tmp_path):
+    """npd-daemonset.yaml mounts npd-config.yaml's ConfigMap; materialised as kubelet writes it
+    (at the volume's mode) and executed as NPD executes rule.path, the plugin runs and reads the
+    node's report. At a ConfigMap volume's default 0644 it could not start at all."""
+    configmap = yaml.safe_load((K8S / "npd-config.yaml").read_text())
+    npd_ds = yaml.safe_load((K8S / "npd-daemonset.yaml").read_text())["spec"]["template"]["spec"]
+    container = npd_ds["containers"][0]
+    volume = next(v for v in npd_ds["volumes"] if v.get("configMap"))
+    assert volume["configMap"]["name"] == configmap["metadata"]["name"]
+    mount_path = next(m["mountPath"] for m in container["volumeMounts"] if m["name"] == volume["name"])
+    flag = next(a for a in container["command"] if a.startswith("--config.custom-plugin-monitor="))
+    monitor = flag.split("=", 1)[1][len(mount_path) + 1:]
+    facts = write_facts(tmp_path / "facts.json", healthy())
+    node_once(tmp_path, f"replay {facts}")
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "TFDOCTOR_STATE_DIR": str(tmp_path / "state")}
+
+    materialise_configmap(configmap, volume, tmp_path / "mounted")
+    assert run_npd_rules(tmp_path / "mounted", mount_path, monitor, env) == [(0, "tfdoctor: healthy")]
+
+    bare = {k: v for k, v in volume["configMap"].items() if k != "defaultMode"}
+    materialise_configmap(configmap, {"configMap": bare}, tmp_path / "default-mode")
+    with pytest.raises(PermissionError):
+        run_npd_rules(tmp_path / "default-mode", mount_path, monitor, env)
