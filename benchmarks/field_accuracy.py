@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "field"))
 sys.path.insert(0, str(ROOT / "doctor"))
 
-from corpus import Score, load_cases, load_causes, score  # noqa: E402
+from corpus import Score, load_cases, load_causes, pin, score  # noqa: E402
 
 
 def run_case(ticket: str) -> dict | None:
@@ -69,7 +69,8 @@ def main() -> int:
     parser.add_argument("--cases", type=Path, metavar="FILE",
                         help="Score only the cases named in FILE (one per line), e.g. a held-out batch.")
     parser.add_argument("--pin", action="store_true",
-                        help="Write tests/field/pinned.txt (cases right today).")
+                        help="Add the cases right today to tests/field/pinned.txt; refuses (exit 1, "
+                             "nothing written) when a pinned case is no longer right.")
     args = parser.parse_args()
     causes = load_causes()
     cases = load_cases()
@@ -82,9 +83,12 @@ def main() -> int:
         return 0
     print(table(scores))
     if args.pin:
-        right = sorted(s.case for s in scores if s.top1)
-        (ROOT / "tests" / "field" / "pinned.txt").write_text("\n".join(right) + "\n")
-        print(f"\npinned {len(right)} case(s) in tests/field/pinned.txt")
+        added, lost = pin({s.case for s in scores if s.top1}, {s.case for s in scores})
+        if lost:
+            print(f"\nnot pinned: {len(lost)} pinned case(s) no longer right (a regression to fix; "
+                  f"pinned.txt is never cut): {', '.join(lost)}", file=sys.stderr)
+            return 1
+        print(f"\npinned {len(added)} more case(s) in tests/field/pinned.txt")
     if args.misses:
         print("\nmisses (case, expected, got):")
         for case, s in zip(cases, scores, strict=True):

@@ -17,6 +17,7 @@ else:  # pragma: no cover
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "cases"
+PINNED = HERE / "pinned.txt"
 TOP = 3
 
 
@@ -98,3 +99,20 @@ def score(case: Case, report: dict[str, Any] | None, causes: dict[str, Any]) -> 
     top1 = bool(ranked) and names(ranked[0])
     top3 = any(names(f) for f in ranked[:TOP])
     return Score(case.name, case.category, True, top1, top3, verdict == "healthy", False, got)
+
+
+def read_pinned() -> set[str]:
+    """The cases triage must keep right (tests/field/pinned.txt)."""
+    return set(PINNED.read_text(encoding="utf-8").split())
+
+
+def pin(right: set[str], scored: set[str]) -> tuple[list[str], list[str]]:
+    """Add the cases right today (of those `scored`) to pinned.txt, never dropping one: (added,
+    lost). A pinned case that is not right today is a regression to fix, not a line to delete, so
+    when `lost` is not empty nothing is written."""
+    pinned = read_pinned()
+    lost = sorted((pinned & scored) - right)
+    added = sorted(right - pinned)
+    if not lost and added:
+        PINNED.write_text("\n".join(sorted(pinned | right)) + "\n", encoding="utf-8")
+    return added, lost
