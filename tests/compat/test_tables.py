@@ -5,9 +5,12 @@ from __future__ import annotations
 import datetime
 import re
 import sys
+from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 from packaging.version import Version
 from tfdoctor.resources import data_dir
 
@@ -169,13 +172,60 @@ def test_python_ranges_and_cc_lists_are_well_formed():
         assert numbers == sorted(numbers)
 
 
-def test_specifiers_parse():
+WHEEL_METADATA = Path(__file__).resolve().parents[1] / "scenarios" / "tf"
+"""METADATA files of real TensorFlow wheels from PyPI (tests/scenarios/tf/*/METADATA)."""
+
+
+def wheel_requirements(metadata: Path) -> tuple[str, str, dict[str, Requirement]]:
+    """(name, version, requirements by canonical name, `[and-cuda]` ones keyed 'and-cuda:NAME')."""
+    text = metadata.read_text(encoding="utf-8")
+    head = dict(re.findall(r"^(Name|Version): (.+)$", text, re.MULTILINE))
+    reqs = {}
+    for line in re.findall(r"^Requires-Dist: (.+)$", text, re.MULTILINE):
+        req = Requirement(line)
+        extra = req.marker is not None and "extra ==" in str(req.marker)
+        if extra and 'extra == "and-cuda"' not in str(req.marker):
+            continue
+        reqs[("and-cuda:" if extra else "") + canonicalize_name(req.name)] = req
+    return head["Name"], head["Version"], reqs
+
+
+def test_every_specifier_parses():
     """Every requirement and [and-cuda] pin parses with packaging, as the checks will parse it."""
     for row in load("tensorflow")["release"]:
         for spec in [*row["requires"].values(), *row.get("and_cuda", {}).values()]:
-            SpecifierSet(spec)
+            assert str(SpecifierSet(spec)), row["version"]
         if "tf_keras" in row:
-            SpecifierSet(row["tf_keras"])
+            assert SpecifierSet(row["tf_keras"]).contains(row["wheel_version"]), row["version"]
+
+
+@pytest.mark.parametrize("metadata", sorted(WHEEL_METADATA.glob("*/METADATA")),
+                         ids=lambda p: p.parent.name)
+def test_requirements_are_the_wheels_own(metadata: Path):
+    """A row's `requires` and `and_cuda` are what that wheel's own METADATA (as PyPI serves it)
+    says, specifier for specifier, and `and_cuda` is the whole [and-cuda] extra: the checks that
+    name a package TensorFlow needs are only as right as these rows."""
+    name, version, reqs = wheel_requirements(metadata)
+    rows = [r for r in load("tensorflow")["release"] if r["wheel_version"] == version]
+    if not rows:
+        assert Version(version).is_prerelease, f"{metadata}: no row for {name} {version}"
+        return
+    (row,) = rows
+    for pkg, spec in row["requires"].items():
+        key = canonicalize_name(pkg)
+        assert key in reqs, f"{version}: {pkg} is not a requirement of the wheel"
+        assert SpecifierSet(spec) == reqs[key].specifier, (version, pkg, spec, str(reqs[key]))
+    cuda = {k.split(":", 1)[1]: r.specifier for k, r in reqs.items() if k.startswith("and-cuda:")}
+    if name == "tensorflow":
+        table = {canonicalize_name(p): SpecifierSet(s) for p, s in row.get("and_cuda", {}).items()}
+        assert table == cuda, version
+
+
+def test_the_recorded_wheels_cover_table_rows():
+    """The METADATA comparison above runs against rows of the table, not only a pre-release."""
+    versions = {wheel_requirements(m)[1] for m in WHEEL_METADATA.glob("*/METADATA")}
+    rows = {r["wheel_version"] for r in load("tensorflow")["release"]}
+    assert len(versions & rows) >= 2, versions
 
 
 def test_driver_versions_are_numeric_and_family_floor_is_lowest():
