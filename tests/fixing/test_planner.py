@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import sys
 
 from click.testing import CliRunner
@@ -101,7 +102,10 @@ def test_root_step_needs_allow_root_and_a_confirmation(tmp_path):
 def test_yes_does_not_answer_root_questions(tmp_path):
     """--yes covers scripts only: the root command is shown and a person must answer."""
     plan, marker = root_plan(tmp_path)
-    data = {**plan.to_dict(), "host": socket.gethostname(), "python": sys.executable}
+    env = tmp_path / "venv"  # a saved plan must name its interpreter's own environment
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    data = {**plan.to_dict(), "host": socket.gethostname(), "python": str(env / "bin" / "python"),
+            "prefix": str(env)}
     saved = tmp_path / "plan.json"
     saved.write_text(json.dumps(data))
     result = CliRunner().invoke(fix, ["--plan", str(saved), "--apply", "--yes", "--allow-root"],

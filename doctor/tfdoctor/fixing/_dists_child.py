@@ -17,16 +17,21 @@ def canonical(name):
 
 def main(names):
     wanted = {canonical(n) for n in names}
-    dists, files = {}, {}
+    dists, files, broken = {}, {}, []
     for dist in metadata.distributions():
         name = canonical(dist.metadata["Name"] or "")
-        if not name or name in dists:
+        if not name or not dist.version:
+            # A .dist-info without a name or version (its METADATA not yet written, or lost):
+            # pip's resolver dies on it with "TypeError: expected string or bytes-like object".
+            broken.append(str(getattr(dist, "_path", "") or name or "?"))
+            continue
+        if name in dists:
             continue
         dists[name] = dist.version
         if name in wanted:
             paths = [str(dist.locate_file(p)) for p in (dist.files or ())]
             files[name] = {"version": dist.version, "paths": paths}
-    print(json.dumps({"dists": dists, "files": files}))
+    print(json.dumps({"dists": dists, "files": files, "broken": broken}))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from tfdoctor.fixing.model import FixPlan, FixStep
 from tfdoctor.fixing.planner import pip_commands
 from tfdoctor.fixing.preview import preview_files, script_argv
 from tfdoctor.fixing.proc import Cancelled, CancelToken, run_guarded
+from tfdoctor.fixing.render import undo_command
 from tfdoctor.host import CommandResult
 
 Confirm = Callable[[FixStep], bool]
@@ -87,6 +88,8 @@ def apply_plan(plan: FixPlan, confirm: Confirm, confirm_root: Confirm, *,
     cancel = cancel or CancelToken()
     with env_lock(plan.prefix, what):
         require_finished(plan.prefix)
+        if any(s.kind == "pip" for s in plan.steps):
+            pipstate.require_whole(plan.python, cancel)
         journal = Journal.create(plan.python, plan.prefix, plan.to_dict())
         try:
             result = _apply_steps(plan, journal, confirm, confirm_root, allow_root, cancel)
@@ -109,12 +112,6 @@ def apply_plan(plan: FixPlan, confirm: Confirm, confirm_root: Confirm, *,
                 f"stopped by {cancel.reason} after the fix had finished: recorded as applied "
                 f"(journal: {journal.dir}; undo: {undo_command(plan.python)})", cancel.reason, "applied")
         return result
-
-
-def undo_command(python: str) -> str:
-    from tfdoctor.fixing.render import undo_command as command
-
-    return command(python)
 
 
 def require_idle(prefix: str) -> None:

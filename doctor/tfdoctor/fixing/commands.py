@@ -6,6 +6,7 @@ Module scope imports only click and the standard library, so `tfdoctor --help` s
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,11 +54,14 @@ def fix(ctx: click.Context, python: str | None, do_apply: bool, yes: bool, allow
         ctx.exit(_recover(resolve_python(python), as_json))
         return
     if plan_file is not None:
-        from tfdoctor.fixing.model import load_plan
+        from tfdoctor.fixing.planfile import load_plan
 
         plan, before = load_plan(plan_file), None
         if python is not None and resolve_python(python) != plan.python:
             raise FixError(f"{plan_file} is a plan for {plan.python}, not {python}")
+        if os.path.realpath(_prefix_of(plan.python)) != os.path.realpath(plan.prefix or "/"):
+            raise FixError(f"{plan_file} says {plan.python}'s environment is {plan.prefix}, "
+                           "but it is not: make the plan again")
     elif undo:
         ctx.exit(_undo(resolve_python(python), as_json))
         return
@@ -116,7 +120,7 @@ def _run(plan: FixPlan, before: Report | None, *, do_apply: bool, yes: bool, all
     from tfdoctor.console import error
     from tfdoctor.fixing.apply import FixInterrupted, apply_plan
     from tfdoctor.fixing.proc import CancelToken, interruptible
-    from tfdoctor.fixing.render import render_apply, render_step, undo_command
+    from tfdoctor.fixing.render import outcome, render_apply, render_step, undo_command
 
     if not as_json:
         note(render_plan(plan, previews, dry_run=False))
@@ -157,16 +161,16 @@ def _run(plan: FixPlan, before: Report | None, *, do_apply: bool, yes: bool, all
         error(str(exc))
         return ExitCode.INTERRUPTED if exc.signal_name == "SIGINT" else ExitCode.TERMINATED
     after = reports.get("after") or diagnose_after(plan, result)
-    before_ids = before_ids_of(plan, before)
-    after_ids = tuple(f.id for f in after.findings)
     if as_json:
+        fixed, left, new = outcome(before.findings, after.findings)
         click.echo(json.dumps({**_plan_json(plan, previews), "applied": [
             {"fix_id": r.fix_id, "status": r.status, "detail": r.detail} for r in result.steps],
             "journal": str(result.journal) if result.journal else None,
             "undo": undo_command(plan.python) if result.journal else None,
-            "before": list(before_ids), "after": list(after_ids)}, indent=2))
+            "before": [f.id for f in before.findings], "after": [f.id for f in after.findings],
+            "fixed": fixed, "still_there": left, "new": new}, indent=2))
     else:
-        click.echo(render_apply(result, before_ids, after_ids, plan.python), nl=False)
+        click.echo(render_apply(result, before.findings, after.findings, plan.python), nl=False)
     return ExitCode.PROBLEMS if after.verdict == "problems" else ExitCode.OK
 
 
@@ -179,10 +183,6 @@ def diagnose_after(plan: FixPlan, result: Any) -> Report:
     from tfdoctor.fixing.launch import judge_env
 
     return _diagnose(plan.python, judge_env(plan))
-
-
-def before_ids_of(plan: FixPlan, before: Report | None) -> tuple[str, ...]:
-    return tuple(f.id for f in before.findings) if before is not None else plan.findings
 
 
 def _hook_done(plan: FixPlan, result: Any) -> bool:

@@ -96,20 +96,6 @@ def this_host() -> str:
 
 
 def save_plan(plan: FixPlan, path: Path) -> None:
-    """Write the plan atomically, readable by its owner only (it names the host and paths)."""
+    """Write the plan atomically, readable by its owner only (it names the host and paths).
+    planfile.load_plan reads it back."""
     write_atomic(path, json.dumps(plan.to_dict(), indent=2) + "\n")
-
-
-def load_plan(path: Path) -> FixPlan:
-    """A saved plan, refused when it was made on another machine or its interpreter is gone."""
-    try:
-        plan = FixPlan.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except OSError as exc:
-        raise FixError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise FixError(f"{path} is not JSON: {exc}") from None
-    if plan.host != this_host():
-        raise FixError(f"{path} was made on {plan.host}; a fix plan applies only where it was made")
-    if not Path(plan.python).exists():
-        raise FixError(f"{path}: its interpreter {plan.python} no longer exists")
-    return plan

@@ -46,6 +46,17 @@ def installed(python: str, cancel: CancelToken | None = None) -> dict[str, str]:
     return dict(_child(python, [], cancel)["dists"])
 
 
+def require_whole(python: str, cancel: CancelToken | None = None) -> None:
+    """FixError naming them when distributions of the target have no name or version in their
+    metadata: pip would die on them ("TypeError: expected string or bytes-like object")."""
+    broken = _child(python, [], cancel).get("broken") or []
+    if broken:
+        raise FixError(f"{', '.join(map(str, broken[:3]))} has no name or version in its metadata "
+                       "(another pip is installing into this environment now, or an install was "
+                       "cut short): pip cannot run here until it finishes or that directory is "
+                       "removed; nothing was changed")
+
+
 def freeze(python: str, cancel: CancelToken | None = None) -> str:
     """`pip freeze --all` of the target, as recorded in the journal."""
     result = pip(python, "freeze", "--all", timeout=120, cancel=cancel)

@@ -89,10 +89,9 @@ def _pip_step(f: Finding, facts: Facts, summary: str, reversible: bool) -> FixSt
         args = _args_from_commands(f.remediation.commands, facts.python.executable)
     if args is None:
         return _manual_step(f)
-    removes = tuple(args[i + 1] for i in range(len(args) - 1) if args[i] == "--remove")
     return FixStep(fix_id=f.remediation.fix_id, kind="pip", summary=summary, findings=(f.id,),
-                   commands=pip_commands(facts.python.executable, args), args=args,
-                   removes=removes, reversible=reversible)
+                   commands=shown_commands("pip", args, facts.python.executable), args=args,
+                   removes=removed(args), reversible=reversible)
 
 
 def _args_from_commands(commands: tuple[str, ...], python: str) -> tuple[str, ...] | None:
@@ -165,13 +164,41 @@ def hook_target(facts: Facts) -> tuple[str, tuple[str, ...]]:
     """The hook script's TARGET argument and the files it writes, for a venv or conda env."""
     prefix = facts.python.prefix or ""
     if env_kind(facts) == "conda":
-        conda = os.path.join(prefix, "etc", "conda")
-        return prefix, (os.path.join(conda, "activate.d", "tfdoctor.sh"),
-                        os.path.join(conda, "deactivate.d", "tfdoctor.sh"))
+        return prefix, hook_files("conda", prefix)
     activate = os.path.join(prefix, "bin", "activate")
-    # The script also hooks activate.fish and activate.csh when the venv has them (listed
-    # always: a file that is not there stays absent, and the preview shows no change for it).
-    return activate, (activate, activate + ".fish", activate + ".csh")
+    return activate, hook_files("venv", activate)
+
+
+HOOK_MODES = ("venv", "conda", "preload")
+
+
+def hook_files(mode: str, target: str) -> tuple[str, ...]:
+    """The files the hook script writes in MODE for TARGET (its last two arguments)."""
+    if mode == "conda":
+        conda = os.path.join(target, "etc", "conda")
+        return (os.path.join(conda, "activate.d", "tfdoctor.sh"),
+                os.path.join(conda, "deactivate.d", "tfdoctor.sh"))
+    if mode == "venv":
+        # The script also hooks activate.fish and activate.csh when the venv has them (listed
+        # always: a file that is not there stays absent, and the preview shows no change for it).
+        return (target, target + ".fish", target + ".csh")
+    return (target,)
+
+
+def shown_commands(kind: str, args: tuple[str, ...], python: str) -> tuple[str, ...]:
+    """What a person is shown for a script step: the pip commands the pip scripts run with
+    these arguments, or the hook script's own command line. Derived from the arguments that
+    run, so a plan cannot show one thing and do another."""
+    if kind == "pip":
+        return pip_commands(python, args)
+    script = script_for(HOOK)
+    assert script is not None
+    return (shlex.join(["sh", str(script.path), *args]),)
+
+
+def removed(args: tuple[str, ...]) -> tuple[str, ...]:
+    """The distributions a pip step's `--remove NAME` arguments uninstall."""
+    return tuple(args[i + 1] for i in range(len(args) - 1) if args[i] == "--remove")
 
 
 def preload_site(facts: Facts) -> tuple[str, str] | None:
@@ -219,9 +246,8 @@ def _preload_step(facts: Facts, libs: list[str], findings: tuple[str, ...]) -> F
     return FixStep(fix_id=HOOK, kind="hook",
                    summary="Preload the CUDA libraries TensorFlow's RUNPATH misses at interpreter "
                            "start-up (a .pth file: activated shells, bare python, Jupyter, IDEs)",
-                   findings=findings,
-                   commands=(shlex.join(["sh", str(script.path), *args]),), args=tuple(args),
-                   files=(pth,), reversible=script.reversible)
+                   findings=findings, commands=shown_commands("hook", tuple(args), ""),
+                   args=tuple(args), files=hook_files("preload", pth), reversible=script.reversible)
 
 
 def _hook_step(facts: Facts, hook: dict[str, list[str]], findings: tuple[str, ...],
@@ -244,7 +270,7 @@ def _hook_step(facts: Facts, hook: dict[str, list[str]], findings: tuple[str, ..
         fix_id = next((f.remediation.fix_id for f in report.findings if f.id in findings
                        and f.remediation is not None), HOOK)
     return FixStep(fix_id=fix_id, kind="hook", summary=script.summary, findings=findings,
-                   commands=(shlex.join(["sh", str(script.path), *args]),), args=tuple(args),
+                   commands=shown_commands("hook", tuple(args), ""), args=tuple(args),
                    files=files, reversible=script.reversible)
 
 
@@ -278,7 +304,7 @@ def _merge(steps: list[FixStep], python: str) -> tuple[FixStep, ...]:
             rest = tuple(dict.fromkeys(_install_args(old.args) + _install_args(s.args)))
             args = tuple(a for n in removes for a in ("--remove", n)) + rest
             merged[key] = replace(old, findings=old.findings + s.findings, args=args,
-                                  removes=removes, commands=pip_commands(python, args))
+                                  removes=removes, commands=shown_commands("pip", args, python))
         else:
             merged[key] = replace(old, findings=old.findings + s.findings,
                                   commands=tuple(dict.fromkeys(old.commands + s.commands)))

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import shlex
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from tfdoctor.fixing.apply import ApplyResult
+from tfdoctor.findings import Finding, Severity
 from tfdoctor.fixing.model import FixPlan, FixStep
-from tfdoctor.fixing.preview import FileChange
+
+if TYPE_CHECKING:  # apply.py imports this module: the words of an apply stay here, one way
+    from tfdoctor.fixing.apply import ApplyResult
+    from tfdoctor.fixing.preview import FileChange
 
 
 def render_step(number: int, step: FixStep, changes: list[FileChange] | None = None) -> str:
@@ -48,24 +54,39 @@ def render_plan(plan: FixPlan, previews: dict[int, list[FileChange]], *, dry_run
 
 def undo_command(python: str) -> str:
     """The exact command that undoes an apply on this target: --python unless it is tfdoctor's own."""
-    import shlex
-    import sys
-
     same = python == sys.executable
     return "tfdoctor fix --undo" + ("" if same else f" --python {shlex.quote(python)}")
 
 
-def render_apply(result: ApplyResult, before: tuple[str, ...], after: tuple[str, ...],
+def outcome(before: Sequence[Finding], after: Sequence[Finding]
+            ) -> tuple[list[str], list[str], list[str]]:
+    """(fixed, still there, new): ids of problems, compared by what is wrong, not by name.
+
+    A problem is a warning or an error. An id that is a problem before and only an info finding
+    after (cuda-library-missing for NVSHMEM, which only XLA's collectives use) is fixed.
+    """
+    was = list(dict.fromkeys(f.id for f in before if f.severity is not Severity.INFO))
+    now = list(dict.fromkeys(f.id for f in after if f.severity is not Severity.INFO))
+    return ([i for i in was if i not in now], [i for i in now if i in was],
+            [i for i in now if i not in was])
+
+
+def _listed(findings: Sequence[Finding]) -> str:
+    """Ids in order, once each; an id seen only as info says so (it is not a problem)."""
+    problems = {f.id for f in findings if f.severity is not Severity.INFO}
+    ids = dict.fromkeys(f.id for f in findings)
+    return ", ".join(i if i in problems else f"{i} (info)" for i in ids) or "no findings"
+
+
+def render_apply(result: ApplyResult, before: Sequence[Finding], after: Sequence[Finding],
                  python: str | None = None) -> str:
-    """Each step's outcome, then the findings before and after."""
+    """Each step's outcome, then the findings before and after, and what the apply fixed."""
     lines = ["Applied:" if result.changed else "Nothing changed."]
     for r in result.steps:
         lines.append(f"  {r.fix_id}: {r.status}" + (f" ({r.detail})" if r.detail else ""))
-    fixed = [f for f in dict.fromkeys(before) if f not in after]
-    left = [f for f in dict.fromkeys(after) if f in before]
-    new = [f for f in dict.fromkeys(after) if f not in before]
-    lines.append(f"Before: {', '.join(dict.fromkeys(before)) or 'no findings'}")
-    lines.append(f"After:  {', '.join(dict.fromkeys(after)) or 'no findings'}")
+    fixed, left, new = outcome(before, after)
+    lines.append(f"Before: {_listed(before)}")
+    lines.append(f"After:  {_listed(after)}")
     lines.append(f"Fixed: {', '.join(fixed) or 'none'}; still there: {', '.join(left) or 'none'}"
                  + (f"; new: {', '.join(new)}" if new else ""))
     if result.journal:
