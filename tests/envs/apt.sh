@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The Debian packages tests/integrations runs for real (slurmctld/slurmd/munge, promtool,
 # prometheus, node_exporter, cloud-init) and the shells tests/launch activates venvs in (zsh,
-# fish, dash, tcsh). Idempotent and quick when all are there: nothing is asked of apt unless a
+# fish, dash, tcsh), and chromium, which looks at the HTML report headless (tests/share).
+# Idempotent and quick when all are there: nothing is asked of apt unless a
 # program is missing. Installs only as root (CI); otherwise it names what is missing and
 # exits 0, and those tests skip (locally) or fail (CI=true).
 set -euo pipefail
 packages=(slurmctld:slurmctld slurmd:slurmd munged:munge promtool:prometheus prometheus:prometheus
           prometheus-node-exporter:prometheus-node-exporter cloud-init:cloud-init scontrol:slurm-client
-          zsh:zsh fish:fish dash:dash tcsh:tcsh)
+          zsh:zsh fish:fish dash:dash tcsh:tcsh chromium:chromium)
 missing=()
 for entry in "${packages[@]}"; do
   program=${entry%%:*} package=${entry#*:}
