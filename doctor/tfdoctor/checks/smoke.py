@@ -305,6 +305,12 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     if s.outcome in ("cancelled", "budget", "timeout", "could-not-start", "internal-error") \
             and not s.causes:
         raise NotRun(f"{RUN_ENDS.get(s.outcome, 'the smoke run did not finish')}: the log is partial")
+    imported = s.recipe("import")
+    if s.outcome != "ticket" and not s.causes and (imported is None or imported.status == "not-run"):
+        # A --python that is not Python (a script that exits 0, a wrapper that prints): no
+        # TensorFlow ran, so an empty log proves nothing.
+        raise NotRun(f"{RUN_ENDS.get(s.outcome, 'the smoke child stopped')} before importing TensorFlow: "
+                     "there is no TensorFlow log")
     done: set[str] = set()
     # On a machine known to have no GPU, with none expected, "no GPU" is not an error; nor in a
     # ticket with no sign of a GPU (TensorFlow itself says to ignore a missing libcudart there).
