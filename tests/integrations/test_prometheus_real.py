@@ -20,6 +20,7 @@ from programs import INTEGRATIONS, TFDOCTOR, Daemons, free_port, program, versio
 from prometheus_client.parser import text_string_to_metric_families
 
 RULES = INTEGRATIONS / "prometheus" / "tfdoctor-alerts.yml"
+RULES_TEST = INTEGRATIONS / "prometheus" / "tfdoctor-alerts_test.yml"
 DASHBOARD = INTEGRATIONS / "prometheus" / "tfdoctor-dashboard.json"
 CAUSE = "cuda-visible-devices-hides-all"
 # `tfdoctor integrations` until the lead registers it on the main group (then: TFDOCTOR).
@@ -37,16 +38,19 @@ def get(url: str) -> str:
 
 
 def test_promtool_checks_the_rules_and_their_unit_tests():
-    """`promtool check rules` accepts the shipped file, and `promtool test rules` shows the
-    problems alert carries the root cause and the staleness alert fires on an old verdict."""
+    """`promtool check rules` accepts the shipped file, and `promtool test rules` on the unit
+    tests shipped beside it (the file the rules' header names) shows the problems alert carries
+    the root cause and the staleness alert fires on an old verdict."""
     promtool = program("promtool")
     print(version([promtool, "--version"]))
     check = subprocess.run([promtool, "check", "rules", str(RULES)], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "SUCCESS: 5 rules found" in check.stdout
+    named = [line for line in RULES.read_text().splitlines()[:6] if "promtool test rules" in line]
+    assert named and RULES_TEST.name in named[0], "the rules file names its shipped unit tests"
     test = subprocess.run(
-        [promtool, "test", "rules", "alerts_test.yml"],
-        cwd=Path(__file__).parent / "data",
+        [promtool, "test", "rules", RULES_TEST.name],
+        cwd=RULES_TEST.parent,
         capture_output=True,
         text=True,
     )
@@ -205,3 +209,77 @@ def test_every_dashboard_query_runs_on_the_real_server(stack):
         concrete = expr.replace("$instance", ".*").replace("$environment", ".*")
         query(stack["server"], concrete)
     assert query(stack["server"], "sum(tfdoctor_gpus_usable)")[0]["value"][1] == "8"
+
+
+def _input_series(textfile: str, instance: str) -> list[dict]:
+    """A textfile as node_exporter's scrape gives it to Prometheus (the instance label added), in
+    promtool's input_series notation: each sample constant over the test."""
+    series = []
+    for family in text_string_to_metric_families(textfile):
+        for s in family.samples:
+            labels = {**s.labels, "instance": instance, "job": "node"}
+            selector = ",".join(f"{k}={json.dumps(v)}" for k, v in sorted(labels.items()))
+            series.append({"series": f"{s.name}{{{selector}}}", "values": f"{s.value:g}x10"})
+    return series
+
+
+def _fleet_panels() -> dict[str, str]:
+    """The fleet stat panels' queries, with the dashboard variables set to all."""
+    panels = json.loads(DASHBOARD.read_text())["panels"]
+    return {
+        p["title"]: p["targets"][0]["expr"].replace("$instance", ".*").replace("$environment", ".*")
+        for p in panels
+        if p["title"] in ("Nodes with problems", "Usable GPUs (fleet)")
+    }
+
+
+def test_fleet_panels_count_nodes_not_environments(tmp_path):
+    """One 8-GPU node with two environment files is one node with 8 usable GPUs, not 16; with
+    problems in both environments it is one node with problems, not two. A second node adds to
+    both sums. The shipped panel queries, evaluated by real Prometheus (`promtool test rules`)
+    on the textfiles the real tfdoctor CLI writes."""
+    import yaml
+
+    broken = write_facts(tmp_path / "broken.json", change(healthy(), env={"CUDA_VISIBLE_DEVICES": ""}))
+    good = write_facts(tmp_path / "good.json", healthy())
+
+    def textfile(env: str, facts: Path) -> str:
+        out = tmp_path / f"tfdoctor-{env}.prom"
+        subprocess.run([TFDOCTOR, "replay", str(facts), "--prometheus-textfile", str(out)],
+                       capture_output=True, timeout=120)
+        return out.read_text()
+
+    node_a, node_b = "gpu-a:9100", "gpu-b:9100"
+    healthy_node = _input_series(textfile("tf221", good), node_a) + _input_series(
+        textfile("tf220", good), node_a)
+    broken_node = _input_series(textfile("tf221", broken), node_a) + _input_series(
+        textfile("tf220", broken), node_a)
+    other_node = _input_series(textfile("tf221", good), node_b)
+    panels = _fleet_panels()
+    usable, problems = panels["Usable GPUs (fleet)"], panels["Nodes with problems"]
+
+    def case(series: list[dict], expected: dict[str, int]) -> dict:
+        return {
+            "interval": "1m",
+            "input_series": series,
+            "promql_expr_test": [
+                {"expr": expr, "eval_time": "5m", "exp_samples": [{"labels": "{}", "value": value}]}
+                for expr, value in expected.items()
+            ],
+        }
+
+    tests = {
+        "rule_files": [],
+        "evaluation_interval": "1m",
+        "tests": [
+            case(healthy_node, {usable: 8, problems: 0}),
+            case(broken_node, {problems: 1, usable: 0}),
+            case(healthy_node + other_node, {usable: 16}),
+            case(broken_node + other_node, {problems: 1, usable: 8}),
+        ],
+    }
+    (tmp_path / "panels_test.yml").write_text(yaml.safe_dump(tests, sort_keys=False))
+    run = subprocess.run([program("promtool"), "test", "rules", "panels_test.yml"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "SUCCESS" in run.stdout
