@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
 from tfdoctor.triage.observe import PATHS
 from tfdoctor.triage.recognisers import RECOGNISERS
 from triage_fixtures import DATA, ticket
@@ -103,22 +104,37 @@ def test_eight_megabytes_of_junk_and_one_huge_line_in_linear_time():
     assert elapsed < 3 * half + 1.0 and elapsed < 60, f"{half:.2f} s for 4 MB, {elapsed:.2f} s for 8 MB"
 
 
-def test_odd_inputs_never_raise():
-    """Empty tickets, lone separators and half tables are read without an exception."""
-    odd = [
-        [],
-        [""],
-        ["|"],
-        ["+---+"],
-        ["| NVIDIA-SMI 535 Driver Version: x CUDA Version: y |", "|  |  |"],
-        ["Driver Version : 1", "GPU 0000:00:00.0", "    MIG Mode", "        Current : Enabled"],
-        ["Name: tensorflow"],
-        ["NVRM: API mismatch"],
-        ["('cuda_compute_capabilities',"],
-        ["Collecting environment information...", "GPU models and configuration:", "cuDNN version:"],
-        ["== cuda libs  ===", "/usr/local/cuda/lib64/libcudart.so"],
-        ["echo $CUDA_HOME"],
-    ]
-    for lines in odd:
-        for recogniser in RECOGNISERS:
-            list(recogniser.recognise(lines))
+ODD_INPUTS = [
+    # (lines, what a person reads from them: path -> value), judged by reading each input
+    ([], {}),
+    ([""], {}),
+    (["|"], {}),
+    (["+---+"], {}),
+    (["Driver Version : 1", "GPU 0000:00:00.0", "    MIG Mode", "        Current : Enabled"],
+     # nvidia-smi -q: one GPU at that bus id, MIG enabled; "1" is no driver version
+     {"driver.gpu": {"index": 0, "pci_bus_id": "0000:00:00.0", "mig_mode": True}}),
+    (["Name: tensorflow"], {}),  # pip show without its Version line: nothing installed is named
+    (["NVRM: API mismatch"], {}),  # the kernel's words without the two versions
+    (["('cuda_compute_capabilities',"], {}),  # build_info cut before its value
+    (["Collecting environment information...", "GPU models and configuration:", "cuDNN version:"], {}),
+    (["== cuda libs  ===", "/usr/local/cuda/lib64/libcudart.so"],  # tf_env_collect's library list
+     {"library.file": "/usr/local/cuda/lib64/libcudart.so"}),
+    (["echo $CUDA_HOME"], {}),  # the command without its output
+]
+
+
+@pytest.mark.parametrize("lines, reads", ODD_INPUTS, ids=range(len(ODD_INPUTS)))
+def test_odd_inputs_read_as_a_person_reads_them(lines, reads):
+    """Empty tickets, lone separators and half tables are read without an exception, and yield
+    what a person reads from them (written by hand beside each input): nothing where the value
+    is missing, never a value made from a cut-off line."""
+    got = {o.path: o.value for recogniser in RECOGNISERS for o in recogniser.recognise(lines)}
+    assert got == reads
+
+
+def test_a_malformed_nvidia_smi_header_gives_no_versions():
+    """`Driver Version: x CUDA Version: y` in an nvidia-smi frame: x and y are not versions, so
+    neither the driver's nor its CUDA version is read from them."""
+    lines = ["| NVIDIA-SMI 535 Driver Version: x CUDA Version: y |", "|  |  |"]
+    got = {o.path: o.value for recogniser in RECOGNISERS for o in recogniser.recognise(lines)}
+    assert "driver.driver_version" not in got and "driver.cuda_driver_version" not in got, got
