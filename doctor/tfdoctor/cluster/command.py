@@ -161,7 +161,9 @@ def _emit(ctx: click.Context, doc: dict[str, Any], as_json: bool, verbose: bool,
     if as_json:
         click.echo(json.dumps(doc, indent=2))
     else:
-        click.echo(render_text(doc, verbose), nl=False)
+        from tfdoctor.pictures.text import unicode_ok
+
+        click.echo(render_text(doc, verbose, unicode_ok(sys.stdout)), nl=False)
     sys.stdout.flush()
     ctx.exit(code)
 

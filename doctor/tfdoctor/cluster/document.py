@@ -97,8 +97,13 @@ def _ms(values: list[float]) -> str:
     return f"{ordered[len(ordered) // 2] * 1000:.1f} ms"
 
 
-def render_text(doc: dict[str, Any], verbose: bool = False) -> str:
-    """The plain-text view: verdict, one line per worker, the all-reduce table, findings."""
+def render_text(doc: dict[str, Any], verbose: bool = False, unicode: bool = True) -> str:
+    """The plain-text view: verdict, one line per worker, the all-reduce table, the pictures
+    (busbw by size, each worker's compute time, the node topologies; ASCII bars unless
+    `unicode`), findings."""
+    from tfdoctor.pictures import cluster_pictures
+    from tfdoctor.pictures.text import render_cluster_pictures
+
     v = doc["verdict"]
     lines = [
         f"Cluster verdict: {v['status']}" + (f"; root cause: {v['root_cause']}" if v["root_cause"] else ""),
@@ -123,6 +128,7 @@ def render_text(doc: dict[str, Any], verbose: bool = False) -> str:
             )
     seen: list[Any] = []
     lines.append("")
+    lines += render_cluster_pictures(cluster_pictures(doc), unicode)
     for i, topo in enumerate(doc.get("topology") or ()):
         if topo and topo not in seen:
             seen.append(topo)

@@ -45,18 +45,21 @@ def _busbw(doc: dict[str, Any]) -> tuple[Bar, ...]:
 
 
 def _steps(doc: dict[str, Any], slow: set[str]) -> tuple[Bar, ...]:
-    medians = {w["task"]: median(w["step_seconds"]) for w in doc["workers"] if w.get("step_seconds")}
-    top = max(medians.values(), default=0.0)
+    """Each worker's fastest compute step (judge.py's measure: a synchronous step waits for the
+    slowest worker, so the whole step time is alike on all of them), with its median step."""
+    compute = {w["task"]: min(w["compute_seconds"]) for w in doc["workers"] if w.get("compute_seconds")}
+    top = max(compute.values(), default=0.0)
     bars = []
     for w in doc["workers"]:
         task = w["task"]
         label = task + (f" {w['hostname']}" if w.get("hostname") else "")
-        if task not in medians:
+        if task not in compute:
             bars.append(Bar(label, None, top or None, f"not measured ({w['outcome']})"))
             continue
+        step = f", step {median(w['step_seconds']) * 1000:.1f} ms" if w.get("step_seconds") else ""
         flag = "straggler" if task in slow else None
-        text = f"{medians[task] * 1000:.1f} ms" + (" (straggler)" if flag else "")
-        bars.append(Bar(label, medians[task], top or None, text, flag))
+        bars.append(Bar(label, compute[task], top or None,
+                        f"compute {compute[task] * 1000:.2f} ms{step}", flag))
     return tuple(bars)
 
 

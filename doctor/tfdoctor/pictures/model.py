@@ -107,6 +107,7 @@ class ClusterPictures:
     busbw_whose: str
     """Whose figures they are, e.g. "worker:0, RING, 2 worker(s)"."""
     steps: tuple[Bar, ...]
-    """One bar per worker: its median step time against the slowest; a straggler is flagged."""
+    """One bar per worker: its fastest compute step against the slowest worker's, its median
+    step in the words; the worker the cluster-straggler finding names is flagged."""
     topologies: tuple[TopologyMatrix, ...] = ()
     """Each distinct node topology the run collected."""

@@ -106,7 +106,7 @@ def render_cluster_pictures(pictures: ClusterPictures, unicode: bool = True) -> 
         lines.append("")
     if pictures.steps:
         width = max(len(b.label) for b in pictures.steps)
-        lines.append("step time per worker (median; longer is slower):")
+        lines.append("compute time per step of each worker (its fastest; longer is slower):")
         lines += ["  " + bar_line(b, unicode, width) for b in pictures.steps]
         lines.append("")
     for matrix in pictures.topologies:

@@ -69,6 +69,7 @@ class ClusterScreen(Screen[None]):
             findings.border_title = "Cluster findings"
             yield findings
             yield Static(id="cluster-detail")
+            yield Static(id="cluster-pictures")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -81,6 +82,7 @@ class ClusterScreen(Screen[None]):
             return
         self._show_nodes(doc)
         self._show_sizes(doc)
+        self._show_pictures(doc)
         self._show_findings(doc)
 
     def _show_nodes(self, doc: dict[str, Any]) -> None:
@@ -103,6 +105,17 @@ class ClusterScreen(Screen[None]):
         for cells, wrong in rows:
             table.add_row(*(Content.styled(c, "bold $text-error") if wrong else Content(c) for c in cells))
         table.border_title = f"All-reduce (SUM): {whose}"
+
+    def _show_pictures(self, doc: dict[str, Any]) -> None:
+        """Busbw by message size and each worker's compute time as bars (the straggler's line
+        stands out), then the node topologies: tfdoctor.pictures, as in the text report."""
+        from tfdoctor.pictures import cluster_pictures
+        from tfdoctor.pictures.text import render_cluster_pictures
+
+        lines = render_cluster_pictures(cluster_pictures(doc))
+        styled = [Content.styled(line, "bold $text-warning") if "<< " in line else Content(line)
+                  for line in lines]
+        self.query_one("#cluster-pictures", Static).update(Content("\n").join(styled).rstrip())
 
     def _show_findings(self, doc: dict[str, Any]) -> None:
         findings = self.query_one("#cluster-findings", OptionList)
