@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -9,7 +10,7 @@ from packaging.version import Version
 
 from tfdoctor import compat
 from tfdoctor.checks.common import pip_install, version
-from tfdoctor.facts import Facts
+from tfdoctor.facts import Facts, ProbeIssue
 from tfdoctor.findings import Finding, Remediation, Severity
 from tfdoctor.registry import CheckConfig, CouldNotCheck, check
 
@@ -17,14 +18,32 @@ PINNED = ("numpy", "protobuf", "ml-dtypes", "h5py")
 KERAS3 = "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility"
 
 
+# Signals that come from another process (the OOM killer, a scheduler's limit, a terminal): the
+# interpreter may be fine. Any other (SIGSEGV, SIGABRT, SIGILL, SIGBUS, ...) it raised itself while
+# running a child that imports only the standard library, and will raise again.
+FROM_OUTSIDE = frozenset({"SIGKILL", "SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGPIPE"})
+KILLED_BY = re.compile(r"\bkilled by (SIG[A-Z0-9]+)")
+"""How host.CommandResult.describe_failure names the signal in a ProbeIssue's message."""
+
+
+def _did_not_finish(issue: ProbeIssue) -> bool:
+    """A timeout, a kill from outside, or a crash of the probe itself: says nothing about the
+    interpreter."""
+    if issue.kind == "timeout":
+        return True
+    signal = KILLED_BY.search(issue.message) if issue.kind == "crash" else None
+    return issue.kind == "crash" and (signal is None or signal[1] in FROM_OUTSIDE)
+
+
 @check("python-interpreter", "The target Python interpreter runs", "python",
        emits=("python-unusable",))
 def python_interpreter(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """The interpreter given with --python (or tfdoctor's own) answered the probe.
 
-    One that hung or was killed is could-not-check (exit 3, as docs/exit-codes.md promises for a
-    probe that did not finish); one that answered with an error or garbage is unusable."""
-    stuck = [i for i in facts.probe_issues if i.probe == "target" and i.kind in ("timeout", "crash")]
+    One that hung or was killed from outside is could-not-check (exit 3, as docs/exit-codes.md
+    promises for a probe that did not finish); one that answered with an error or garbage, or
+    crashed by itself (a segfault), is unusable."""
+    stuck = [i for i in facts.probe_issues if i.probe == "target" and _did_not_finish(i)]
     if facts.python.error and stuck:
         raise CouldNotCheck("python.version",
                             reason=f"the target interpreter did not answer ({stuck[0].kind})")
