@@ -12,7 +12,9 @@ import click
 
 from tfdoctor.resources import data_dir
 
-SCHEMA = "report.schema.json"
+SCHEMAS = {"schema": "report.schema.json", "cluster-schema": "cluster.schema.json"}
+"""`integrations path` names of the JSON Schemas: `tfdoctor --json` (and triage, fleet's inputs)
+and `tfdoctor cluster --json`."""
 
 
 def integrations_dir() -> Path:
@@ -20,15 +22,16 @@ def integrations_dir() -> Path:
     return data_dir("integrations")
 
 
-def schema_path() -> Path:
-    """The JSON Schema of `tfdoctor --json` (docs/report.schema.json in a checkout)."""
-    packaged = Path(__file__).resolve().parent / "schema" / SCHEMA
-    return packaged if packaged.is_file() else Path(__file__).resolve().parents[2] / "docs" / SCHEMA
+def schema_path(name: str = "schema") -> Path:
+    """A JSON Schema (SCHEMAS) as the wheel ships it, else docs/ of a source checkout."""
+    file = SCHEMAS[name]
+    packaged = Path(__file__).resolve().parent / "schema" / file
+    return packaged if packaged.is_file() else Path(__file__).resolve().parents[2] / "docs" / file
 
 
 def names() -> list[str]:
-    """What `tfdoctor integrations path NAME` knows: each recipe directory, and "schema"."""
-    return sorted(p.name for p in integrations_dir().iterdir() if p.is_dir()) + ["schema"]
+    """What `tfdoctor integrations path NAME` knows: each recipe directory, then the schemas."""
+    return sorted(p.name for p in integrations_dir().iterdir() if p.is_dir()) + list(SCHEMAS)
 
 
 def _complete_names(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
@@ -43,20 +46,21 @@ def integrations() -> None:
 @integrations.command("path")
 @click.argument("name", required=False, shell_complete=_complete_names)
 def path(name: str | None) -> None:
-    """Print where the recipes are installed (NAME: one recipe directory, or "schema" for the
-    JSON Schema of --json).
+    """Print where the recipes are installed (NAME: one recipe directory, "schema" for the JSON
+    Schema of --json, "cluster-schema" for that of `cluster --json`).
 
     \b
     cp "$(tfdoctor integrations path slurm)/tfdoctor-slurm.sh" /usr/local/sbin/
     check-jsonschema --schemafile "$(tfdoctor integrations path schema)" report.json
+    check-jsonschema --schemafile "$(tfdoctor integrations path cluster-schema)" cluster.json
     """
     from tfdoctor.errors import TfdoctorError
 
     if name is None:
         click.echo(integrations_dir())
         return
-    if name == "schema":
-        click.echo(schema_path())
+    if name in SCHEMAS:
+        click.echo(schema_path(name))
         return
     target = integrations_dir() / name
     if name not in names() or not target.is_dir():

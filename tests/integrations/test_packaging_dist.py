@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+from pathlib import Path
 
 import pytest
 from helpers import change, healthy
@@ -60,7 +61,7 @@ def test_installed_wheel_says_where_its_integrations_are(built):
     )
     env = {**os.environ, "PYTHONPATH": str(built["site"])}
     paths = {}
-    for name in ("", "slurm", "schema"):
+    for name in ("", "slurm", "schema", "cluster-schema"):
         run = subprocess.run(
             [sys.executable, "-c", code, "integrations", "path", *([name] if name else [])],
             env=env,
@@ -73,6 +74,27 @@ def test_installed_wheel_says_where_its_integrations_are(built):
     assert all(p.startswith(site) for p in paths.values()), paths
     assert os.access(os.path.join(paths["slurm"], "tfdoctor-slurm.sh"), os.X_OK)
     assert paths["schema"].endswith("schema/report.schema.json")
+    assert paths["cluster-schema"].endswith("schema/cluster.schema.json")
+    cluster_schema = json.loads(Path(paths["cluster-schema"]).read_text())
+    assert cluster_schema["properties"]["kind"] == {"const": "cluster"}
+
+
+def test_license_is_in_the_wheel_and_the_sdist(built):
+    """The metadata says Apache-2.0; the LICENSE text itself ships in both archives (the wheel's
+    .dist-info/licenses, named by License-File) byte for byte as in the repository."""
+    license_text = (REPO / "LICENSE").read_bytes()
+    assert b"Apache License" in license_text and b"Version 2.0, January 2004" in license_text
+    assert b"END OF TERMS AND CONDITIONS" in license_text, "the full text, not a notice"
+    with zipfile.ZipFile(built["wheel"]) as whl:
+        dist_info = next(n.split("/")[0] for n in whl.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = whl.read(f"{dist_info}/METADATA").decode()
+        assert whl.read(f"{dist_info}/licenses/LICENSE") == license_text
+    assert "License-Expression: Apache-2.0" in metadata.splitlines()
+    assert "License-File: LICENSE" in metadata.splitlines()
+    with tarfile.open(built["sdist"]) as tar:
+        member = next(m for m in tar.getmembers() if m.name.count("/") == 1 and m.name.endswith("/LICENSE"))
+        extracted = tar.extractfile(member)
+        assert extracted is not None and extracted.read() == license_text
 
 
 def test_check_jsonschema_validates_a_real_report_with_the_shipped_schema(built, tmp_path):

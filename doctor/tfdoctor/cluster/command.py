@@ -11,8 +11,12 @@ from typing import Any
 import click
 
 from tfdoctor.cmdkit import FAIL_ON, resolve_python
+from tfdoctor.completion import complete_from
 
-LAUNCHERS = ("local", "tf-config", "slurm", "slurm-task")
+PUBLIC_LAUNCHERS = ("local", "tf-config", "slurm")
+LAUNCHERS = (*PUBLIC_LAUNCHERS, "slurm-task")
+"""slurm-task is internal: what `--launcher slurm` runs on each node through srun. It is accepted,
+but neither --help nor shell completion offers it."""
 
 
 def _worker_python(values: tuple[str, ...]) -> dict[int, str]:
@@ -29,6 +33,8 @@ def _worker_python(values: tuple[str, ...]) -> dict[int, str]:
 @click.option(
     "--launcher",
     type=click.Choice(LAUNCHERS),
+    metavar=f"[{'|'.join(PUBLIC_LAUNCHERS)}]",
+    shell_complete=complete_from(PUBLIC_LAUNCHERS),
     default="local",
     show_default=True,
     help="local: N processes here; tf-config: this process is one worker of TF_CONFIG; "
