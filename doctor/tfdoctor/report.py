@@ -127,9 +127,9 @@ def rank_findings(raw: list[Finding]) -> tuple[Finding, ...]:
 
     A finding is explained by the present finding it names (`caused_by`, set by its check) or by
     a present one whose catalogue record explains it (its id, or every finding of its check);
-    among several, the one that is not itself explained wins. The root cause is the unexplained error that explains the most others; generic findings
-    (no GPUs, TensorFlow missing, a smoke crash) never outrank a specific one; ties keep check
-    order (bottom of the stack first).
+    among several, the one that is not itself explained wins. The root cause is the unexplained
+    error that explains the most others; generic findings (no GPUs, TensorFlow missing, a smoke
+    crash) never outrank a specific one; ties keep check order (bottom of the stack first).
     """
     present = list(dict.fromkeys(f.id for f in raw if f.severity is not Severity.INFO))
 

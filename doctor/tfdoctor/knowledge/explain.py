@@ -15,7 +15,8 @@ def explain_finding(finding_id: str) -> str | None:
     if cause is None:
         return None
     spec = next((s for s in all_checks() if finding_id in s.finding_ids), None)
-    lines = [f"{cause.id} (area: {cause.area}" + (f", {cause.severity.value}" if cause.severity else "") + ")"]
+    how_bad = f", {cause.severity.value}" if cause.severity else ""
+    lines = [f"{cause.id} (area: {cause.area}{how_bad})"]
     if cause.message:
         lines += ["", cause.message]
     if spec is not None:
