@@ -31,7 +31,7 @@ AREAS = ("driver", "cuda", "gpu", "xla", "tensorflow", "python", "platform", "en
 """The catalogue's files, bottom of the stack first: the order of recognition among patterns that
 no `outranks` link orders."""
 FIELDS = frozenset({"severity", "message", "hint", "link", "explains_no_gpu", "min_tf", "generic", "asks",
-                    "explains", "explains_checks", "outranks", "patterns"})
+                    "explains", "explains_checks", "outranks", "patterns", "recognised_by", "samples"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +70,10 @@ class Cause:
     outranks: tuple[str, ...] = ()
     """Causes whose patterns also match a line that shows this one: this one is the reading."""
     patterns: tuple[Pattern, ...] = ()
+    recognised_by: str | None = None
+    """A log cause read by a recogniser's own parsing rather than by patterns (pip's resolver
+    messages, whose versions it reads): the module, and `samples` it must recognise."""
+    samples: tuple[str, ...] = ()
 
     @property
     def log_id(self) -> str | None:
@@ -117,6 +121,7 @@ def _record(cid: str, area: str, raw: dict[str, Any]) -> Cause:
         generic=bool(raw.get("generic", False)), asks=tuple(raw.get("asks", ())),
         explains=tuple(raw.get("explains", ())), explains_checks=tuple(raw.get("explains_checks", ())),
         outranks=tuple(raw.get("outranks", ())), patterns=patterns,
+        recognised_by=raw.get("recognised_by"), samples=tuple(raw.get("samples", ())),
     )
 
 
