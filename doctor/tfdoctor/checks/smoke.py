@@ -11,7 +11,7 @@ from tfdoctor.checks.common import nvidia_wheel
 from tfdoctor.checks.smoke_inputs import DONE, RUN_ENDS, no_result_cause, recipe_results
 from tfdoctor.checks.smoke_kernels import kernels_could_not_run, kernels_failed
 from tfdoctor.checks.tensorflow import wants_gpu_signs
-from tfdoctor.facts import Facts, RecipeResult, SmokeFacts
+from tfdoctor.facts import Facts, LogCause, RecipeResult, SmokeFacts
 from tfdoctor.findings import Finding, Severity
 from tfdoctor.knowledge import Cause
 from tfdoctor.registry import CheckConfig, NotApplicable, NotRun, check
@@ -292,9 +292,12 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     gpu_expected = bool(facts.driver.gpus) or config.expect_gpus or (
         gpu_unknown and (s.outcome != "ticket" or wants_gpu_signs(facts)))
     seen = {c.id for c in s.causes if c.id in CAUSES}
+    unknown = [c for c in s.causes if c.id == logmap.UNRECOGNISED]
+    if unknown:
+        yield _unrecognised(unknown)
     for cause in s.causes:
         info = CAUSES.get(cause.id)
-        if info is None or cause.id in done or not _applies(info, facts):
+        if info is None or cause.id in done or cause.id == logmap.UNRECOGNISED or not _applies(info, facts):
             continue
         severity = info.severity or Severity.ERROR
         if info.explains_no_gpu and not gpu_expected and severity is Severity.ERROR:
@@ -316,6 +319,27 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             links=(info.link,) if info.link else (),
             caused_by=finding_id(reason) if reason else None,
         )
+
+
+def _unrecognised(causes: list[LogCause]) -> Finding:
+    """One finding for the error and warning lines no catalogue record knows: the most severe one
+    first, the others as evidence (never silent about what TensorFlow said)."""
+    info = CAUSES[logmap.UNRECOGNISED]
+    ranked = sorted(causes, key=lambda c: (logmap.log_level(c.line) or ("warning", ""))[0] != "error")
+    first = ranked[0]
+    evidence = {"log_line": first.line, "source_file": first.subject or "unknown"}
+    for i, other in enumerate(ranked[1:4], start=2):
+        evidence[f"log_line{i}"] = other.line
+    if len(ranked) > 4:
+        evidence["more_lines"] = str(len(ranked) - 4)
+    return Finding(
+        finding_id(logmap.UNRECOGNISED),
+        info.severity or Severity.WARNING,
+        f"TensorFlow reported: {first.line} ({first.subject or 'its log'}).",
+        evidence,
+        info.hint,
+        links=(info.link,) if info.link else (),
+    )
 
 
 @check(

@@ -24,6 +24,28 @@ NOISE = re.compile("|".join(f"(?:{b.regex.pattern})" for b in catalogue().benign
 
 
 _STATUS = re.compile(r"\b(?:CUDA_ERROR|CUBLAS_STATUS|CUDNN_STATUS)_[A-Z_]+")
+UNRECOGNISED = "unrecognised"
+"""The log cause of an error or warning line of TensorFlow's, XLA's or the CUDA stack's own log
+that the catalogue does not know: reported as it is (never silent), with its source file."""
+# The C++ log prefix TensorFlow and XLA print: "2021-03-01 10:00:00.000000: E tensorflow/.../x.cc:328]"
+# (glog style, TF <= 2.15; triage has taken the timestamp off) or "E0000 00:00:1721811870.196385   15886 x.cc:535]" (Abseil, TF >= 2.16),
+# and Python's "ERROR:tensorflow:". Only errors, fatals and warnings; info lines are not reported.
+_LOG_LINE = re.compile(
+    r"(?:(?:^\s*|\d: )(?P<a>[EWF]) (?P<fa>[\w./+-]+\.(?:cc|cpp|h|cu)):\d+\]"
+    r"|\b(?P<b>[EWF])\d{4} \d\d:\d\d:\d+\.\d+\s+\d+ (?P<fb>[\w./+-]+\.(?:cc|cpp|h|cu)):\d+\]"
+    r"|^\s*(?P<c>ERROR):(?P<fc>tensorflow):)\s*\S"
+)
+
+
+def log_level(line: str) -> tuple[str, str] | None:
+    """("error" or "warning", source file) of an error, fatal or warning line of TensorFlow's own
+    log format, None for any other line."""
+    m = _LOG_LINE.search(line)
+    if m is None:
+        return None
+    level = m.group("a") or m.group("b") or m.group("c")
+    source = m.group("fa") or m.group("fb") or "tensorflow (Python)"
+    return ("warning" if level == "W" else "error"), source
 
 
 def is_noise(line: str) -> bool:
@@ -32,7 +54,8 @@ def is_noise(line: str) -> bool:
 
 
 def recognise(line: str) -> tuple[str, str | None] | None:
-    """(cause id, subject) for a known log line, None for anything else or known noise."""
+    """(cause id, subject) for a known log line; (UNRECOGNISED, source file) for another error or
+    warning line of TensorFlow's log format; None for anything else or known noise."""
     if is_noise(line):
         return None
     for cause_id, pattern in PATTERNS:
@@ -44,7 +67,8 @@ def recognise(line: str) -> tuple[str, str | None] | None:
                 status = _STATUS.search(line)
                 subject = status.group(0) if status else None
             return cause_id, subject.strip() if subject else None
-    return None
+    level = log_level(line)
+    return (UNRECOGNISED, level[1]) if level else None
 
 
 def scan(lines: Iterable[str], recipe: str | None = None) -> tuple[LogCause, ...]:
