@@ -1,11 +1,12 @@
 """What to ask for: the commands whose output would decide the checks that could not check."""
 
-# ruff: noqa: E501  (COMMANDS and EVIDENCE are tables)
+# ruff: noqa: E501  (COMMANDS is a table)
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from tfdoctor.findings import CheckStatus
+from tfdoctor.knowledge import catalogue
 
 if TYPE_CHECKING:
     from tfdoctor.report import AskFor, Report
@@ -65,50 +66,9 @@ LINUX_ONLY = ("driver.kernel_module", "driver.device_nodes", "host")
 LIMIT = 4
 """At most this many asks: support asks for a few things, not for everything."""
 
-_LIBS = ("libraries", "env", "toolkits")
-_DRIVER = ("driver", "driver.kernel_module", "env")
-_PACKAGES = ("python.packages", "tensorflow.build")
-EVIDENCE: dict[str, tuple[str, ...]] = {
-    "tf-log-library-not-loaded": _LIBS, "tf-log-gpu-libraries-missing": _LIBS,
-    "tf-log-cudnn-version-mismatch": _LIBS, "tf-log-cudnn-failed": _LIBS, "cuda-library-missing": _LIBS,
-    "cuda-library-too-old": _LIBS, "cuda-toolkit-wrong-version": _LIBS,
-    "tf-log-driver-library-missing": _DRIVER, "tf-log-cudart-not-loaded": ("libraries", "toolkits", "driver"), "tf-log-driver-missing": _DRIVER,
-    "tf-log-driver-not-running": _DRIVER, "tf-log-driver-too-old": _DRIVER, "tf-log-cuda-init-failed": _DRIVER,
-    "tf-log-ptx-too-new-for-driver": _DRIVER, "libcuda-missing": _DRIVER, "libcuda-init-failed": _DRIVER,
-    "tf-log-pip-dependency-conflict": _PACKAGES, "tf-log-keras3-incompatible": _PACKAGES,
-    "tf-log-keras-tf-mismatch": _PACKAGES, "tf-log-numpy2-abi": _PACKAGES, "tf-log-protobuf-descriptors": _PACKAGES,
-    "tf-log-tf-internal-api-mismatch": _PACKAGES, "tf-log-ml-dtypes-mismatch": _PACKAGES,
-    "tf-log-no-matching-wheel": ("platform.system", "python.version", "python.packages"),
-    "tf-log-ptx-jit-startup-delay": ("driver", "tensorflow.build"),
-    "tf-log-protobuf-getprototype-removed": _PACKAGES,
-    "tf-log-nvidia-smi-no-libcuda": ("libraries", "driver", "env"),
-    "tf-log-companion-no-wheel": ("python.version", "python.packages"),
-    "tf-log-tensorrt-not-loaded": ("libraries", "env", "tensorflow.build"),
-    "tf-log-directml-plugin-incompatible": _PACKAGES, "tf-log-tensorflow-gpu-removed": _PACKAGES, "tf-log-windows-pagefile-too-small": ("platform.system",),
-    "tf-log-companion-import-failed": _PACKAGES, "tf-log-companion-op-missing": _PACKAGES,
-    "tf-log-python-externally-managed": ("python.version", "platform.distro"),
-    "tf-log-xla-gpu-compiler-missing": ("tensorflow.build", "python.packages"),
-    "tf-log-docker-image-cudnn8": ("libraries",), "tf-log-docker-latest-gpu-cudnn8": ("libraries",),
-    "tf-log-jit-compilation-failed": ("toolkits", "python.packages", "xla"),
-    "tf-log-allocator-stats-missing": ("env", "tensorflow.build"),
-    "tf-log-cudart-symbol-missing": ("libraries", "toolkits", "env"),
-    "tf-aarch64-pypi-no-cuda": ("tensorflow.build", "python.packages", "platform.machine"),
-    "tf-log-cuda-compat-unsupported": ("libraries", "env", "driver"),
-    "tf-log-and-cuda-pin-unavailable": ("python.version", "platform.system", "python.packages"),
-    "tf-log-python-exception": ("python.packages", "tensorflow.build"), "tf-log-tf-addon-mismatch": _PACKAGES,
-    "tf-log-illegal-instruction": ("platform.cpu_flags",), "cpu-missing-instructions": ("platform.cpu_flags",),
-    "tf-log-gpu-out-of-memory": ("driver",), "tf-log-cudnn-handle-failed": ("driver", "libraries"),
-    "tf-log-cc-not-in-build": ("tensorflow.build", "driver"), "tf-log-ptx-invalid": ("tensorflow.build", "driver"),
-    "tf-log-multi-gpu-nan": ("host", "driver"),
-    "tf-log-gpu-below-minimum-cc": ("tensorflow.build", "driver"),
-    "tf-log-ptxas-missing": ("toolkits", "python.packages", "xla"),
-    "tf-log-ptxas-too-old": ("toolkits", "python.packages", "xla"),
-    "tf-log-ptxas-fallback-to-driver": ("toolkits", "python.packages", "xla"),
-    "tf-log-tfjs-binding-not-loaded": ("libraries", "platform.system"),
-    "tf-log-binding-native-mismatch": ("python.packages",),
-    "tf-log-libdevice-missing": ("toolkits", "python.packages", "xla"),
-}
-"""Finding -> the facts that would confirm or refute its cause: asked first, when unknown."""
+EVIDENCE: dict[str, tuple[str, ...]] = {c.id: c.asks for c in catalogue().causes.values() if c.asks}
+"""Finding -> the facts that would confirm or refute its cause (the catalogue's `asks`): asked first,
+when unknown."""
 
 
 def area_of(fact: str) -> str:

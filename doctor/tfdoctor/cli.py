@@ -163,18 +163,21 @@ def list_checks(as_json: bool) -> None:
 @cli.command()
 @click.argument("id", shell_complete=complete_ids)
 def explain(id: str) -> None:
-    """Explain a check or a finding id: what it looks at and why."""
+    """Explain a finding id (the cause: what it means, how it is seen, what to do) or a check."""
     from tfdoctor.cluster.catalogue import explain_text
     from tfdoctor.errors import TfdoctorError
+    from tfdoctor.knowledge.explain import explain_finding
     from tfdoctor.registry import all_checks
 
+    text = explain_finding(id)
+    if text is not None:
+        click.echo(text, nl=False)
+        return
     for s in all_checks():
-        if id == s.id or id in s.finding_ids:
+        if id == s.id:
             click.echo(f"{s.id} ({s.area}): {s.title}\n")
             click.echo(s.doc)
             click.echo(f"\nFindings: {', '.join(s.finding_ids)}")
-            if s.consequence_of:
-                click.echo(f"Explained by: {', '.join(s.consequence_of)}")
             return
     text = explain_text(id)
     if text is not None:

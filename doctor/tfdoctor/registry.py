@@ -64,8 +64,6 @@ class CheckSpec:
     func: CheckFunc
     finding_ids: tuple[str, ...]
     """Every finding id this check can emit (documented in docs/checks.md)."""
-    consequence_of: tuple[str, ...]
-    """Finding ids which, when present, explain this check's findings (root-cause linking)."""
     needs: str | None
     """Fact section that must be present for the check to apply ("tensorflow", "smoke")."""
     reads: tuple[str, ...] = ()
@@ -85,7 +83,6 @@ def check(
     title: str,
     area: str,
     emits: tuple[str, ...],
-    consequence_of: tuple[str, ...] = (),
     needs: str | None = None,
     reads: tuple[str, ...] = (),
 ) -> Callable[[CheckFunc], CheckFunc]:
@@ -94,7 +91,7 @@ def check(
     def register(func: CheckFunc) -> CheckFunc:
         if id in _REGISTRY:
             raise RuntimeError(f"duplicate check id {id}")
-        _REGISTRY[id] = CheckSpec(id, title, area, func, emits, consequence_of, needs, reads)
+        _REGISTRY[id] = CheckSpec(id, title, area, func, emits, needs, reads)
         return func
 
     return register

@@ -11,20 +11,13 @@ from tfdoctor.errors import InputFileError
 from tfdoctor.facts import READABLE_SCHEMAS, SCHEMA_VERSION, Facts
 from tfdoctor.facts_smoke import LogCause
 from tfdoctor.findings import CheckOutcome, CheckStatus, Finding, Severity
-from tfdoctor.registry import CheckConfig, all_checks, iter_findings, run_checks
+from tfdoctor.knowledge import catalogue
+from tfdoctor.registry import CheckConfig, iter_findings, run_checks
 
 UNJUDGED = frozenset({CheckStatus.CRASHED, CheckStatus.COULD_NOT_CHECK, CheckStatus.NOT_RUN})
 """Outcomes that leave an area unjudged: the verdict is incomplete unless a problem was found."""
 
-GENERIC = frozenset({
-    "no-gpus", "gpus-fewer-than-expected", "tf-not-installed", "smoke-no-gpu", "smoke-fewer-gpus",
-    "smoke-crashed", "smoke-exited", "smoke-import-failed", "smoke-timeout", "smoke-killed",
-    "smoke-garbage-output", "tf-log-cuda-error", "tf-log-gpu-libraries-missing",
-    "tf-log-cuda-init-failed", "libcuda-init-failed", "nvml-error", "python-unusable",
-    "smoke-placement-failed", "smoke-matmul-failed", "smoke-conv2d-failed",
-    "smoke-mixed-precision-failed", "smoke-xla-failed", "smoke-multi-device-failed",
-    "tf-log-ptxas-failed", "tf-log-cudnn-failed", "tf-log-cublas-failed", "probe-failed",
-})
+GENERIC = frozenset(c.id for c in catalogue().causes.values() if c.generic)
 """Findings that say something failed without saying why: ranked after any specific cause."""
 
 
@@ -133,17 +126,16 @@ def rank_findings(raw: list[Finding]) -> tuple[Finding, ...]:
     """Link each finding to the cause that explains it, then order: root cause first.
 
     A finding is explained by the present finding it names (`caused_by`, set by its check) or by
-    one its check names in `consequence_of`; among several, the one that is not itself explained
-    wins. The root cause is the unexplained error that explains the most others; generic findings
-    (no GPUs, TensorFlow missing, a smoke crash) never outrank a specific one; ties keep check
-    order (bottom of the stack first).
+    a present one whose catalogue record explains it (its id, or every finding of its check);
+    among several, the one that is not itself explained wins. The root cause is the unexplained
+    error that explains the most others; generic findings (no GPUs, TensorFlow missing, a smoke
+    crash) never outrank a specific one; ties keep check order (bottom of the stack first).
     """
-    specs = {s.id: s for s in all_checks()}
-    present = {f.id for f in raw if f.severity is not Severity.INFO}
+    present = list(dict.fromkeys(f.id for f in raw if f.severity is not Severity.INFO))
 
     def causes_of(f: Finding) -> list[str]:
-        spec = specs.get(f.check)
-        return [c for c in (spec.consequence_of if spec else ()) if c in present and c != f.id]
+        explainers = catalogue().explainers(f.id, f.check)
+        return [c for c in present if c in explainers]
 
     # A check may name the cause itself (one log line explained by another): that link comes first.
     direct = {f.id: [c for c in (f.caused_by,) if c in present] + causes_of(f) for f in raw}

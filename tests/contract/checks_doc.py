@@ -9,6 +9,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "checks.md"
 
 
 def render() -> str:
+    from tfdoctor.knowledge import catalogue
     from tfdoctor.registry import all_checks
 
     lines = [
@@ -23,9 +24,10 @@ def render() -> str:
     for s in all_checks():
         lines += [f"## `{s.id}`", "", f"{s.title} (area: {s.area}).", "", s.doc, "",
                   "Findings: " + ", ".join(f"`{f}`" for f in s.finding_ids) + "."]
-        if s.consequence_of:
-            lines += ["", "Explained by (reported as a consequence when present): "
-                      + ", ".join(f"`{c}`" for c in s.consequence_of) + "."]
+        causes = dict.fromkeys(c for f in s.finding_ids for c in catalogue().explainers(f, s.id))
+        if causes:
+            lines += ["", "Explained by (reported as a consequence when present; the catalogue's links): "
+                      + ", ".join(f"`{c}`" for c in causes) + "."]
         lines.append("")
     lines += _cluster()
     return "\n".join(lines)

@@ -22,8 +22,6 @@ from tfdoctor.facts import Facts, LibraryFacts
 from tfdoctor.findings import Finding, Remediation, Severity
 from tfdoctor.registry import CheckConfig, NotApplicable, check
 
-DRIVER_ROOT = ("driver-not-installed", "driver-libraries-not-found", "driver-not-loaded",
-               "driver-version-mismatch", "driver-permission-denied", "nvml-error")
 WSL_LIB = "/usr/lib/wsl/lib"
 OPTIONAL_LIBS = ("nvshmem",)
 
@@ -31,7 +29,7 @@ OPTIONAL_LIBS = ("nvshmem",)
 @check("libcuda", "CUDA driver library loads and initialises", "cuda",
        emits=("libcuda-missing", "libcuda-stub", "libcuda-crashed", "libcuda-copied",
               "libcuda-compat-unusable", "libcuda-init-failed"),
-       consequence_of=(*DRIVER_ROOT, "wsl-container-runtime-too-old"), reads=("cuda_driver",))
+       reads=("cuda_driver",))
 def libcuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """libcuda.so.1 loads from the driver (not a toolkit stub) and cuInit succeeds."""
     c = facts.cuda_driver
@@ -142,8 +140,7 @@ def _lib_ev(lib: LibraryFacts) -> dict[str, str]:
 @check("cuda-libraries", "CUDA libraries TensorFlow loads", "cuda",
        emits=("cuda-library-missing", "cuda-library-unloadable", "cuda-library-too-old",
               "cuda-library-shadowed", "cuda-library-version-unknown"),
-       needs="tensorflow", consequence_of=("tf-multiple-distributions",),
-       reads=("tensorflow", "libraries"))
+       needs="tensorflow", reads=("tensorflow", "libraries"))
 def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Each library TF dlopens resolves, is at least as new as TF's build, and is not shadowed."""
     tf = facts.tensorflow
@@ -306,8 +303,7 @@ def tf_loader(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 
 @check("cudnn-gpu-support", "The loaded cuDNN supports each GPU", "cuda",
-       emits=("cudnn-gpu-unsupported",), needs="tensorflow", reads=("libraries", "driver.gpus"),
-       consequence_of=("gpu-too-old-for-tf", "gpu-newer-than-tf"))
+       emits=("cudnn-gpu-unsupported",), needs="tensorflow", reads=("libraries", "driver.gpus"))
 def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """cuDNN drops old architectures (9.17 supports compute capability 7.5 and up, so a newer
     nvidia-cudnn wheel breaks P100/V100) and predates new ones (cuDNN support matrices)."""
@@ -376,8 +372,7 @@ def _cc(text: str) -> tuple[int, ...]:
 
 @check("nvidia-wheel-pins", "nvidia-* wheels match TensorFlow's [and-cuda] pins", "cuda",
        emits=("nvidia-wheel-off-pin",), needs="tensorflow",
-       reads=("python.packages", "tensorflow.requirements"),
-       consequence_of=("cuda-library-too-old",))
+       reads=("python.packages", "tensorflow.requirements"))
 def nvidia_wheel_pins(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Installed nvidia-*-cu12 wheels satisfy the specifiers in TF's [and-cuda] extra."""
     tf = facts.tensorflow

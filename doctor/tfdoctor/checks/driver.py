@@ -25,7 +25,7 @@ def wants_gpu(facts: Facts) -> bool:
 @check("driver-present", "NVIDIA driver installed and loaded", "driver",
        emits=("driver-not-installed", "driver-libraries-not-found", "driver-not-loaded",
               "driver-version-mismatch", "driver-permission-denied", "nvml-error"),
-       consequence_of=("hybrid-graphics-gpu-off",), reads=("driver",))
+       reads=("driver",))
 def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """NVML initialises: the kernel module is loaded and matches the user-space library."""
     d = facts.driver
@@ -175,11 +175,6 @@ def libraries_not_found(facts: Facts, evidence: dict[str, str]) -> Finding:
 
 @check("gpus-present", "The driver sees at least one GPU", "driver",
        emits=("no-gpus", "gpus-fewer-than-expected"),
-       consequence_of=("driver-not-installed", "driver-libraries-not-found", "driver-not-loaded",
-                       "driver-version-mismatch", "driver-permission-denied", "nvml-error",
-                       "cuda-visible-devices-hides-all",
-                       "tf-cpu-only-build", "cuda-library-missing", "libcuda-stub",
-                       "libcuda-missing", "tf-not-installed", "hybrid-graphics-gpu-off"),
        reads=("driver", "driver.gpus"))
 def gpus_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """The driver enumerates GPUs, and as many are usable as provisioning expects (--expect-gpus)."""
@@ -205,9 +200,7 @@ def gpus_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 @check("driver-supports-cuda", "Driver new enough for TensorFlow's CUDA", "driver",
        emits=("driver-too-old", "driver-minor-version-compat"), needs="tensorflow",
-       reads=("driver", "tensorflow", "tensorflow.build"),
-       # R470 is the last branch for Kepler: a GPU TF has no kernels for is the real cause.
-       consequence_of=("gpu-too-old-for-tf",))
+       reads=("driver", "tensorflow", "tensorflow.build"))
 def driver_supports_cuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """The driver must support TF's CUDA major, with minor-version compatibility done right.
 

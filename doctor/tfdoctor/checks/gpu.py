@@ -96,8 +96,7 @@ def no_wheel_runs_on(cc: str, runs: str | None) -> str:
 @check("gpu-compute-capability", "TensorFlow has kernels for each GPU", "gpu",
        emits=("gpu-too-old-for-tf", "gpu-ptx-jit-only", "gpu-newer-than-tf", "gpu-xla-unsupported"),
        needs="tensorflow",
-       reads=("driver.gpus", "tensorflow", "tensorflow.build"),
-       consequence_of=("tf-cpu-only-build",))
+       reads=("driver.gpus", "tensorflow", "tensorflow.build"))
 def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Each GPU's compute capability has SASS in the wheel, or at least PTX the driver can JIT.
 

@@ -66,8 +66,7 @@ def _requirements(facts: Facts) -> dict[str, str]:
 
 
 @check("python-packages", "numpy, protobuf, ml-dtypes within TensorFlow's ranges", "python",
-       emits=("package-out-of-range",), needs="tensorflow", reads=("tensorflow",),
-       consequence_of=("tf-multiple-distributions",))
+       emits=("package-out-of-range",), needs="tensorflow", reads=("tensorflow",))
 def python_packages(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """pip may leave a package outside TF's range (e.g. numpy 2 with TF < 2.18: import fails)."""
     tf = facts.tensorflow

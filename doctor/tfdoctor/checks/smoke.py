@@ -11,11 +11,12 @@ from tfdoctor.checks.common import nvidia_wheel
 from tfdoctor.checks.smoke_inputs import DONE, RUN_ENDS, no_result_cause, recipe_results
 from tfdoctor.checks.smoke_kernels import kernels_could_not_run, kernels_failed
 from tfdoctor.checks.tensorflow import wants_gpu_signs
-from tfdoctor.facts import Facts, RecipeResult, SmokeFacts
+from tfdoctor.facts import Facts, LogCause, RecipeResult, SmokeFacts
 from tfdoctor.findings import Finding, Severity
+from tfdoctor.knowledge import Cause
 from tfdoctor.registry import CheckConfig, NotApplicable, NotRun, check
 from tfdoctor.smoke import logmap
-from tfdoctor.smoke.causes import CAUSES, FINDING_IDS, NVCC_WHEEL, CauseInfo, finding_id
+from tfdoctor.smoke.causes import CAUSES, FINDING_IDS, NVCC_WHEEL, finding_id
 
 CRASH_IDS = {"SIGILL": "smoke-illegal-instruction", "SIGKILL": "smoke-killed"}
 RECIPE_IDS = {
@@ -36,12 +37,12 @@ def smoke_facts(facts: Facts) -> SmokeFacts:
     return facts.smoke
 
 
-def cause_hint(info: CauseInfo, facts: Facts) -> str:
+def cause_hint(info: Cause, facts: Facts) -> str:
     """A log cause's hint, naming the nvidia-cuda-nvcc wheel of TensorFlow's CUDA major."""
-    return info.hint.replace(NVCC_WHEEL, nvidia_wheel("nvidia-cuda-nvcc", facts))
+    return (info.hint or "").replace(NVCC_WHEEL, nvidia_wheel("nvidia-cuda-nvcc", facts))
 
 
-def _applies(info: CauseInfo, facts: Facts) -> bool:
+def _applies(info: Cause, facts: Facts) -> bool:
     """A cause with min_tf only with a known TensorFlow of that release or newer, and (for Keras 3
     causes) without TF_USE_LEGACY_KERAS=1 in a known environment."""
     if info.min_tf is None:
@@ -85,8 +86,7 @@ def _where(r: RecipeResult | None) -> str:
         "smoke-internal-error",
         "smoke-output-capped",
         "smoke-gpu-kernels-failed",
-    ),
-)
+    ))
 def check_smoke_run(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """The child that imports TensorFlow must finish without a hang, a signal or a bad stream."""
     s = smoke_facts(facts)
@@ -231,21 +231,7 @@ def _signal_finding(s: SmokeFacts, stuck: RecipeResult | None, evidence: dict[st
     title="TensorFlow sees the GPUs",
     area="smoke",
     needs="smoke",
-    emits=("smoke-no-gpu", "smoke-fewer-gpus"),
-    consequence_of=(
-        "driver-not-installed",
-        "driver-not-loaded",
-        "driver-too-old",
-        "libcuda-missing",
-        "libcuda-stub",
-        "libcuda-init-failed",
-        "cuda-library-missing",
-        "cuda-visible-devices-hides-all",
-        "tf-cpu-only-build",
-        "tf-windows-native-gpu",
-        *(finding_id(c) for c, info in CAUSES.items() if info.explains_no_gpu),
-    ),
-)
+    emits=("smoke-no-gpu", "smoke-fewer-gpus"))
 def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """A CUDA build of TensorFlow must register the GPUs NVML sees; the log tells why not."""
     s = smoke_facts(facts)
@@ -267,7 +253,7 @@ def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             Severity.ERROR if expected else Severity.WARNING,
             "TensorFlow registered no GPU"
             + (
-                f": {_lower_first(first.message)}"
+                f": {_lower_first(first.message or '')}"
                 if first
                 else "; its log names no cause."
             ),
@@ -290,13 +276,7 @@ def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     title="TensorFlow's log shows no known failure",
     area="smoke",
     needs="smoke",
-    emits=FINDING_IDS,
-    # The static finding for the same cause is richer (evidence, fix): it is the root.
-    consequence_of=("tf-cpu-only-build", "tf-windows-native-gpu", "cuda-visible-devices-hides-all",
-                    "driver-not-installed", "driver-not-loaded", "driver-libraries-not-found",
-                    "libcuda-missing", "cuda-library-missing", "cuda-toolkit-wrong-version",
-                    "wsl-container-runtime-too-old"),
-)
+    emits=FINDING_IDS)
 def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Every recognised failure line becomes a finding, even when the child later crashed or
     listed no GPU (smoke-no-gpu then names it as its cause)."""
@@ -318,11 +298,14 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     gpu_expected = bool(facts.driver.gpus) or config.expect_gpus or (
         gpu_unknown and (s.outcome != "ticket" or wants_gpu_signs(facts)))
     seen = {c.id for c in s.causes if c.id in CAUSES}
+    unknown = [c for c in s.causes if c.id == logmap.UNRECOGNISED]
+    if unknown:
+        yield _unrecognised(unknown)
     for cause in s.causes:
         info = CAUSES.get(cause.id)
-        if info is None or cause.id in done or not _applies(info, facts):
+        if info is None or cause.id in done or cause.id == logmap.UNRECOGNISED or not _applies(info, facts):
             continue
-        severity = info.severity
+        severity = info.severity or Severity.ERROR
         if info.explains_no_gpu and not gpu_expected and severity is Severity.ERROR:
             severity = Severity.WARNING
         done.add(cause.id)
@@ -331,12 +314,12 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             **({"subject": cause.subject} if cause.subject else {}),
             **({"recipe": cause.recipe} if cause.recipe else {}),
         }
-        # Another line of the same log that is the reason for this one (CauseInfo.explains).
-        reason = next((r for r in sorted(seen) if cause.id in CAUSES[r].explains), None)
+        # Another line of the same log that is the reason for this one (the catalogue's explains).
+        reason = next((r for r in sorted(seen) if finding_id(cause.id) in CAUSES[r].explains), None)
         yield Finding(
             finding_id(cause.id),
             severity,
-            info.message,
+            info.message or "",
             evidence,
             cause_hint(info, facts),
             links=(info.link,) if info.link else (),
@@ -344,14 +327,33 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         )
 
 
+def _unrecognised(causes: list[LogCause]) -> Finding:
+    """One finding for the error and warning lines no catalogue record knows: the most severe one
+    first, the others as evidence (never silent about what TensorFlow said)."""
+    info = CAUSES[logmap.UNRECOGNISED]
+    ranked = sorted(causes, key=lambda c: (logmap.log_level(c.line) or ("warning", ""))[0] != "error")
+    first = ranked[0]
+    evidence = {"log_line": first.line, "source_file": first.subject or "unknown"}
+    for i, other in enumerate(ranked[1:4], start=2):
+        evidence[f"log_line{i}"] = other.line
+    if len(ranked) > 4:
+        evidence["more_lines"] = str(len(ranked) - 4)
+    return Finding(
+        finding_id(logmap.UNRECOGNISED),
+        info.severity or Severity.WARNING,
+        f"TensorFlow reported: {first.line} ({first.subject or 'its log'}).",
+        evidence,
+        info.hint,
+        links=(info.link,) if info.link else (),
+    )
+
+
 @check(
     id="smoke-recipes",
     title="Smoke recipes give correct results",
     area="smoke",
     needs="smoke",
-    emits=tuple(RECIPE_IDS.values()),
-    consequence_of=("smoke-import-failed", "smoke-gpu-kernels-failed", *FINDING_IDS),
-)
+    emits=tuple(RECIPE_IDS.values()))
 def check_smoke_recipes(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """matmul, conv2d, mixed precision, XLA, placement and all-reduce must match references."""
     s = smoke_facts(facts)

@@ -37,7 +37,7 @@ def _target_tf(facts: Facts) -> str:
 
 @check("tf-installed", "TensorFlow is installed once", "tensorflow",
        emits=("tf-not-installed", "tf-multiple-distributions", "tf-unknown-version"),
-       consequence_of=("python-unusable",), reads=("tensorflow",))
+       reads=("tensorflow",))
 def tf_installed(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Exactly one distribution provides the `tensorflow` package, of a release the tables know."""
     tf = facts.tensorflow

@@ -1,0 +1,72 @@
+"""Never silent (issue 20, item 5): an error or warning line of TensorFlow's own log that no
+catalogue record knows still becomes a finding that quotes it, through the real `tfdoctor triage`."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+from tfdoctor.cli import cli
+from tfdoctor.smoke import logmap
+
+# TensorFlow's two C++ log prefixes (glog style to 2.15, Abseil from 2.16) around a message no
+# record describes.
+GLOG = ("2021-03-01 10:00:00.000000: E tensorflow/core/common_runtime/made_up_check.cc:42] "
+        "Something no rule knows")
+ABSL = "W0000 00:00:1721811870.196385   15886 made_up_check.cc:42] A warning no rule knows"
+
+
+def _triage(text: str) -> dict:
+    result = CliRunner().invoke(cli, ["triage", "--json", "-"], input=text)
+    assert result.exit_code in (0, 1, 3), result.output
+    return json.loads(result.stdout)
+
+
+def test_an_unknown_error_line_is_quoted_with_its_source_file() -> None:
+    """A ticket whose only TensorFlow output is an unknown error line used to come back with no
+    finding ("incomplete"); now the verdict names the line and the file that printed it."""
+    report = _triage(GLOG + "\n")
+    first = report["findings"][0]
+    assert first["id"] == "tf-log-unrecognised"
+    assert "Something no rule knows" in first["message"]
+    assert "tensorflow/core/common_runtime/made_up_check.cc" in first["message"]
+    assert first["severity"] == "warning"
+
+
+def test_the_error_line_comes_before_warning_lines() -> None:
+    """Of several unknown lines, the finding quotes the most severe first and keeps the others as
+    evidence."""
+    report = _triage(ABSL + "\n" + GLOG + "\n")
+    unknown = [f for f in report["findings"] if f["id"] == "tf-log-unrecognised"]
+    assert len(unknown) == 1
+    assert "Something no rule knows" in unknown[0]["message"]
+    assert any("A warning no rule knows" in v for v in unknown[0]["evidence"].values())
+
+
+def test_a_known_cause_is_ranked_before_an_unknown_line() -> None:
+    """An unknown line is generic: the cause the catalogue knows stays the root."""
+    known = ("2022-06-01 10:00:00.100000: E tensorflow/stream_executor/cuda/cuda_dnn.cc:389] "
+             "Loaded runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.")
+    report = _triage(GLOG + "\n" + known + "\n")
+    ids = [f["id"] for f in report["findings"]]
+    assert ids[0] == "tf-log-cudnn-version-mismatch"
+    assert "tf-log-unrecognised" in ids
+
+
+def test_info_lines_benign_lines_and_prose_are_not_reported() -> None:
+    """Only errors and warnings of TensorFlow's log format count: an info line, a line healthy
+    machines print, and a sentence are not findings."""
+    info = "I0000 00:00:1721811870.196385   15886 made_up_check.cc:42] Just saying"
+    benign = ("2023-08-27 03:00:04.313579: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] "
+              "TF-TRT Warning: Could not find TensorRT")
+    for line in (info, benign, "E is my favourite letter: it fails and errors"):
+        assert logmap.recognise(line) is None, line
+        assert not [f for f in _triage(line + "\n")["findings"] if f["id"] == "tf-log-unrecognised"]
+
+
+def test_known_lines_are_never_reported_as_unknown() -> None:
+    """A line the catalogue knows is its cause, not "TensorFlow reported"."""
+    line = ("2021-05-11 08:20:01.502470: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] "
+            "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open "
+            "shared object file: No such file or directory")
+    assert logmap.recognise(line) == ("library-not-loaded", "libcudart.so.11.0")
