@@ -122,7 +122,7 @@ def play_inventory(where, inventory: str, *options: str) -> tuple[int, str]:
     return run.returncode, run.stdout + run.stderr
 
 
-def inventory(where, host_vars: dict, group_vars: dict) -> str:
+def inventory(host_vars: dict, group_vars: dict) -> str:
     """localhost in the playbook's default group gpu_nodes, connection=local."""
     host = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable, **host_vars}
     return json.dumps({"gpu_nodes": {"hosts": {"localhost": host}, "vars": group_vars}})
@@ -135,7 +135,6 @@ def test_inventory_host_and_group_vars_take_effect(where):
     write_facts(where / "facts.json", change(healthy(), env={"CUDA_VISIBLE_DEVICES": ""}))
     reports = where / "group-reports"
     code, out = play_inventory(where, inventory(
-        where,
         host_vars={"tfdoctor_args": ["replay", str(where / "facts.json")]},
         group_vars={"tfdoctor": TFDOCTOR, "tfdoctor_report_dir": str(reports)},
     ))
@@ -155,7 +154,7 @@ def test_check_mode_runs_the_read_only_check(where, broken):
     fake.chmod(0o755)
     reports = where / "reports"
     code, out = play_inventory(where, inventory(
-        where, host_vars={"tfdoctor": str(fake)}, group_vars={"tfdoctor_report_dir": str(reports)}),
+        host_vars={"tfdoctor": str(fake)}, group_vars={"tfdoctor_report_dir": str(reports)}),
         "--check")
     assert ran.read_text().split() == ["--quick", "--json"], "the default tfdoctor_args"
     if broken:
