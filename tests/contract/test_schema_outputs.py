@@ -2,22 +2,29 @@
 against documents written by hand (tests/contract/documents: a report of a fixed venv with
 found_via "preload" and "tensorflow", a cluster document; and damaged copies that must fail) and
 against what the tool writes: a venv after `fix --apply` of the preload fix, a `triage --json`
-and a `cluster --json` run on that venv. None of these documents comes from the schema
+and a `cluster --json` run on that venv, and a report whose library TensorFlow's own loader
+found (found_via "tensorflow", through the real probe_libraries). None of these documents comes from the schema
 generator, so a value the code writes and the schema lacks fails here (issue 21, item 6)."""
 
 from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fakegpu.e2e import E2EMachine, build, load_document, make_template_venv
-from helpers import need
+from fakegpu.layout import Layout
+from helpers import healthy, judge, need
+from tfdoctor.facts import LoaderAnswer, TfLoaderFacts
+from tfdoctor.host import Host
+from tfdoctor.probes.libraries import probe_libraries
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = Path(__file__).resolve().parent / "documents"
@@ -159,3 +166,28 @@ def test_triage_document_passes(ticket, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode in (1, 3), done.stderr[-3000:]
     assert_valid(json.loads(done.stdout), tmp_path / "triage.json")
+
+
+def test_report_where_tensorflows_loader_overrules_the_model_passes(tmp_path):
+    """found_via "tensorflow" through the real probe: TF 2.21 whose RUNPATH misses cuSOLVER
+    (stub libraries laid out as pip installs them), and TensorFlow's own loader answering that it
+    opens the pip copy (the answer a full run's loader child gives, injected here: no real
+    TensorFlow). probe_libraries takes TensorFlow's answer; the report passes the schema."""
+    layout = Layout(tmp_path / "root")
+    layout.tensorflow()
+    for name, version in {"cudart": "12.5.82", "cusolver": "11.6.3", "cudnn": "9.3.0"}.items():
+        layout.pip(name, version)
+    cusolver = str(layout.site / "nvidia" / "cusolver" / "lib" / "libcusolver.so.11")
+    loader = TfLoaderFacts(loader="tsl::internal::DsoLoader", answers=(
+        LoaderAnswer("cusolver", "GetCusolverDsoHandle", path=cusolver),))
+    host = Host(env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, root=layout.root,
+                python=sys.executable, own_python=sys.executable, timeout=20.0)
+    issues: list = []
+    tf = layout.tf_facts(sonames={"cudart": "libcudart.so.12", "cusolver": "libcusolver.so.11",
+                                  "cudnn": "libcudnn.so.9"})
+    libs = {lib.name: lib for lib in probe_libraries(host, issues, layout.python_facts(), tf, loader)}
+    assert (libs["cusolver"].found_via, libs["cusolver"].model_disagrees) == ("tensorflow", True)
+    facts = replace(healthy(), libraries=tuple(libs.values()), tf_loader=loader)
+    doc = json.loads(json.dumps(judge(facts).to_dict(exit_code=0)))
+    assert "tf-loader-disagrees" in {f["id"] for f in doc["findings"]}
+    assert_valid(doc, tmp_path / "report.json")
