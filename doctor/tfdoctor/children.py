@@ -31,8 +31,8 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 _RUN = os.urandom(6).hex()
 _count = 0
-_LIVE: dict[int, tuple[str, frozenset[int]]] = {}
-"""pid (the child's process group) -> (its token, inodes of its pipes)."""
+_LIVE: dict[int, tuple[subprocess.Popen[Any], str, frozenset[int]]] = {}
+"""pid (the child's process group) -> (the child, its token, the inodes of its pipes)."""
 _LOCK = threading.RLock()  # re-entrant: the signal handler takes it on the main thread
 _CLOSING = False
 """Set by kill_all_children: tfdoctor is exiting, and a child spawned after that (a probe
@@ -66,15 +66,38 @@ def spawn(
         start_new_session=True, preexec_fn=_unblock_stop_signals,
         text=text, errors="replace" if text else None,
     )
-    _register(proc.pid, token, _pipe_inodes(proc.stdin, proc.stdout, proc.stderr))
+    _register(proc, token, _pipe_inodes(proc.stdin, proc.stdout, proc.stderr))
     return proc
+
+
+def exited(proc: subprocess.Popen[Any]) -> bool:
+    """Whether the child has ended, without reaping it: until `reap`, its pid (and so its
+    group id) stays reserved, and no process that took the freed id can be taken for ours.
+    Use this, not poll() or wait(), on a spawned child (pid_max is 32768 on many machines, and
+    a busy one hands a freed pid out again within minutes)."""
+    if proc.returncode is not None:
+        return True
+    try:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:  # waited for elsewhere
+        return True
+
+
+def wait_exited(proc: subprocess.Popen[Any], timeout: float) -> bool:
+    """Wait up to `timeout` seconds for the child to end (not reaping it); whether it did."""
+    end = time.monotonic() + timeout
+    while not exited(proc):
+        if time.monotonic() >= end:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def token_of(proc: subprocess.Popen[Any]) -> str | None:
     """The token `spawn` gave this child (None once reaped, or for a child it did not start)."""
     with _LOCK:
         tracked = _LIVE.get(proc.pid)
-    return tracked[0] if tracked else None
+    return tracked[1] if tracked else None
 
 
 def reap(proc: subprocess.Popen[Any], grace: float = TERM_GRACE) -> tuple[int, ...]:
@@ -88,9 +111,11 @@ def reap(proc: subprocess.Popen[Any], grace: float = TERM_GRACE) -> tuple[int, .
         tracked = _LIVE.get(proc.pid)
     if tracked is None:
         return ()
-    token, pipes = tracked
+    _, token, pipes = tracked
+    # The group only while the child is unreaped: a freed id could name a stranger's group.
+    groups = {proc.pid} if proc.returncode is None else set()
     try:
-        survivors = stop({proc.pid}, {token}, pipes, grace)
+        survivors = stop(groups, {token}, pipes, grace)
         try:
             proc.wait(timeout=KILL_WAIT)
         except subprocess.TimeoutExpired:
@@ -106,8 +131,9 @@ def nudge(proc: subprocess.Popen[Any]) -> None:
     with _LOCK:
         tracked = _LIVE.get(proc.pid)
     if tracked is not None:
-        token, pipes = tracked
-        _send(marked({proc.pid}, {token}, {f"pipe:[{i}]" for i in pipes}), signal.SIGTERM)
+        _, token, pipes = tracked
+        groups = {proc.pid} if proc.returncode is None else set()
+        _send(marked(groups, {token}, {f"pipe:[{i}]" for i in pipes}), signal.SIGTERM)
 
 
 def stop(groups: set[int], tokens: set[str], pipes: Iterable[int], grace: float,
@@ -115,9 +141,8 @@ def stop(groups: set[int], tokens: set[str], pipes: Iterable[int], grace: float,
     """SIGTERM every process marked by one of `groups`, `tokens` (or a token starting with
     `prefix`) or `pipes`, SIGKILL what is left after `grace`; the pids still alive after that.
 
-    Signals go to the pids found in /proc, not to a group id: the child may have been waited
-    for already, and killpg on its freed id could reach a group that is not ours. (Linux hands
-    out pids cyclically, so a freed id is not reused within a reap.)
+    Signals go to the pids found in /proc, not to a group id (see `exited`); a group id in
+    `groups` must belong to an unreaped child.
     """
     wanted = {f"pipe:[{i}]" for i in pipes}
     targets = marked(groups, tokens, wanted, prefix)
@@ -152,20 +177,20 @@ def kill_all(lock_timeout: float = -1) -> None:
         return
     try:
         _CLOSING = True
-        groups = set(_LIVE)
-        pipes = {i for _, inodes in _LIVE.values() for i in inodes}
+        groups = {pid for pid, (proc, _, _) in _LIVE.items() if proc.returncode is None}
+        pipes = {i for _, _, inodes in _LIVE.values() for i in inodes}
     finally:
         _LOCK.release()
     stop(groups, set(), pipes, 0.0, prefix=f"{_RUN}-")
 
 
-def _register(pid: int, token: str, pipes: frozenset[int]) -> None:
+def _register(proc: subprocess.Popen[Any], token: str, pipes: frozenset[int]) -> None:
     with _LOCK:
         closing = _CLOSING
         if not closing:
-            _LIVE[pid] = (token, pipes)
+            _LIVE[proc.pid] = (proc, token, pipes)
     if closing:
-        stop({pid}, {token}, pipes, 0.0)
+        stop({proc.pid}, {token}, pipes, 0.0)
 
 
 def _pipe_inodes(*streams: IO[Any] | None) -> frozenset[int]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tfdoctor import children
-from tfdoctor.children import STOP_SIGNALS, nudge, reap, spawn
+from tfdoctor.children import STOP_SIGNALS, exited, nudge, reap, spawn, wait_exited
 from tfdoctor.children import kill_all_children as kill_all_children  # the CLI's door to it
 
 
@@ -200,7 +200,7 @@ def _collect(proc: subprocess.Popen[bytes], input: str | None, timeout: float,
     deadline, timed_out, exited_at = start + timeout, False, None
     while sel.get_map():
         now = time.monotonic()
-        if exited_at is None and proc.poll() is not None:
+        if exited_at is None and exited(proc):
             exited_at = now
             nudge(proc)  # what it left behind; reap ends what does not listen
         if exited_at is not None and now > exited_at + EXIT_GRACE:
@@ -208,7 +208,7 @@ def _collect(proc: subprocess.Popen[bytes], input: str | None, timeout: float,
             _drain(sel, streams, 0.2)
             break
         if now >= deadline:
-            timed_out = proc.poll() is None
+            timed_out = not exited(proc)
             reap(proc)
             _drain(sel, streams, 0.5)
             break
@@ -224,9 +224,8 @@ def _collect(proc: subprocess.Popen[bytes], input: str | None, timeout: float,
             else:
                 sel.unregister(fd)
     sel.close()
-    try:  # both pipes closed early by a child that still runs: it keeps the rest of its time
-        proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
+    # Both pipes closed early by a child that still runs: it keeps the rest of its time.
+    if not wait_exited(proc, max(0.0, deadline - time.monotonic())):
         timed_out = True
     return out, err, timed_out
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from tfdoctor.children import reap, spawn
+from tfdoctor.children import exited, reap, spawn
 
 WORKER = Path(__file__).with_name("_worker.py")
 PEER_GRACE = 3.0
@@ -207,13 +207,13 @@ def _take(run: WorkerRun, tag: str, line: str) -> None:
 
 def _mark_exits(live: list[WorkerRun]) -> None:
     for r in live:
-        if not r.exited_alone and r.proc is not None and r.proc.poll() is not None:
+        if not r.exited_alone and r.proc is not None and exited(r.proc):
             r.exited_alone = True
 
 
 def _died(run: WorkerRun) -> bool:
     """Exited without its end event (an error event counts as an answer, not a death)."""
-    return run.proc is not None and run.proc.poll() is not None and not ({"end", "error"} & run.events.keys())
+    return run.proc is not None and exited(run.proc) and not ({"end", "error"} & run.events.keys())
 
 
 def _close(run: WorkerRun, timed_out: bool, survivors: tuple[int, ...]) -> None:
@@ -251,7 +251,7 @@ def _probe_ports(runs: list[WorkerRun]) -> None:
     """While the job still stands: a worker's address that refuses connections has nothing
     listening (a worker that never started, a firewall that rejects)."""
     for r in runs:
-        if r.proc is not None and r.proc.poll() is None and "strategy" in r.events:
+        if r.proc is not None and not exited(r.proc) and "strategy" in r.events:
             continue
         host, _, port = r.address.rpartition(":")
         try:

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from tfdoctor.children import reap, spawn, token_of
+from tfdoctor.children import reap, spawn, token_of, wait_exited
 from tfdoctor.host import CommandResult
 
 WATCHDOG = (
@@ -109,10 +109,9 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float,
           cancel: CancelToken | None) -> tuple[int | None, bool]:
     deadline = time.monotonic() + timeout
     while True:
-        try:
-            return proc.wait(0.1), False
-        except subprocess.TimeoutExpired:
-            pass
+        if wait_exited(proc, 0.1):
+            reap(proc)
+            return proc.returncode, False
         if cancel is not None and cancel.is_set():
             reap(proc, grace=TERM_GRACE)
             return proc.returncode, False
@@ -139,10 +138,7 @@ def _dismiss(watchdog: subprocess.Popen[bytes] | None) -> None:
         watchdog.stdin.close()
     except OSError:
         pass
-    try:
-        watchdog.wait(5)
-    except subprocess.TimeoutExpired:  # pragma: no cover
-        pass
+    wait_exited(watchdog, 5.0)
     reap(watchdog, grace=0.0)
 
 

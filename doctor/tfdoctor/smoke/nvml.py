@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tfdoctor.children import reap, spawn
+from tfdoctor.children import reap, spawn, wait_exited
 from tfdoctor.facts import NvmlSample
 from tfdoctor.host import Host
 
@@ -98,9 +98,9 @@ class NvmlSampler:
         try:
             if proc.stdin:
                 proc.stdin.close()
-            proc.wait(timeout=2.0)
-        except (OSError, subprocess.TimeoutExpired):
+        except OSError:
             pass
+        wait_exited(proc, 2.0)
         reap(proc)
         if self._thread is not None:
             self._thread.join(timeout=2.0)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from tfdoctor.children import reap, spawn
+from tfdoctor.children import exited, reap, spawn
 from tfdoctor.facts import RecipeResult, SmokeFacts
 from tfdoctor.host import Host
 from tfdoctor.smoke import assemble
@@ -171,7 +171,7 @@ class _Run:
                 if recipe_deadline <= total_deadline:
                     return "timeout", self.per_recipe
                 return "budget", self.budget
-            if exited_at is None and proc.poll() is not None:
+            if exited_at is None and exited(proc):
                 exited_at = now
             if exited_at is not None and now - exited_at > GRACE:
                 break  # a descendant holds the pipes open; reap stops it and they close

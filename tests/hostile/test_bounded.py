@@ -1,0 +1,190 @@
+"""Bounded, always (issue 21): whatever a hostile --python does with its pipes and signals, the
+command returns within its limits, says what happened, and leaves no process behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from test_children import fake, marked, run_cli
+from tfdoctor import children
+from tfdoctor.fixing.proc import run_guarded
+from tfdoctor.host import run_command
+
+REAL = sys.executable
+"""A real interpreter; run with -S it sees no site-packages, so no TensorFlow whatever the venv
+holds, and its answer (tensorflow not installed) is known."""
+
+# The daemons: each leaves the child's session. HOLDER keeps the child's stdout and stderr;
+# DEAF also ignores SIGTERM; REDIRECTED holds no pipe of ours at all (only its environment
+# says whose it is).
+HOLDER = "setsid sleep 300 &"
+DEAF = "setsid sh -c 'trap \"\" TERM; exec sleep 300' &"
+REDIRECTED = "setsid sh -c 'trap \"\" TERM; exec sleep 300' </dev/null >/dev/null 2>&1 &"
+# A wrapper that runs the real interpreter, then starts a daemon on its way out.
+WRAPPER = f'{REAL} -S "$@"\nrc=$?\n(setsid sleep 300 &)\nexit $rc'
+# The smoke child (smoke/_child.py) hangs deaf to SIGTERM with a deaf daemon; every other child
+# is the real interpreter, so the static probes answer at once.
+HANG_IN_SMOKE = (f'case "$1" in */smoke/_child.py) trap "" TERM; {DEAF}\n exec sleep 300;; esac\n'
+                 f'exec {REAL} -S "$@"')
+
+
+def run(args: list[str], mark: str, limit: float) -> tuple[int, dict, str, float]:
+    """Run the CLI; (exit code, JSON document, stderr, seconds). Whatever it left is killed
+    after the checks, so a failing test does not leave the machine dirty."""
+    started = time.monotonic()
+    proc = run_cli(args, mark)
+    try:
+        out, err = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError(f"tfdoctor {' '.join(args)} still running after {limit} s") from exc
+    finally:
+        proc.kill()
+        proc.wait()
+    took, text = time.monotonic() - started, err.decode(errors="replace")
+    try:
+        return proc.returncode, json.loads(out), text, took
+    except ValueError:
+        raise AssertionError(f"exit {proc.returncode}, no JSON document; stderr: {text}") from None
+
+
+@pytest.fixture
+def mark():
+    """A token in the test's environment, inherited by everything tfdoctor starts: what is
+    still alive after the command returned is found by it (and killed at the end)."""
+    value = f"tfdoctor-test-{uuid.uuid4()}"
+    yield value
+    for pid in marked(value):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def left_behind(mark: str) -> list[int]:
+    """Processes carrying the mark once the command returned (SIGKILL lands asynchronously)."""
+    for _ in range(20):
+        alive = marked(mark)
+        if not alive:
+            return []
+        time.sleep(0.05)
+    return alive
+
+
+def passed(doc: dict) -> set[str]:
+    """Checks about the target interpreter and its TensorFlow that say "passed"."""
+    return {o["check"] for o in doc["outcomes"] if o["status"] == "passed"
+            and o["area"] in ("python", "tensorflow", "smoke", "packages")}
+
+
+@pytest.mark.parametrize("mode", [["--quick"], [], ["--budget", "5"]], ids=["quick", "full", "budget"])
+def test_daemon_holding_the_pipes_of_an_interpreter_that_exits_0(tmp_path, mark, mode):
+    """The hang of issue 21: `setsid sleep 100000 &; exit 0` as --python. The full run waited
+    forever in stream.close() behind the daemon's open pipe (--budget did not help) and left
+    it running. Now every mode returns within seconds, says the interpreter is unusable (it
+    printed no report), passes nothing about it, and the daemon is gone."""
+    python = fake(tmp_path, f"{HOLDER}\nexit 0")
+    code, doc, err, took = run(["--json", "--python", python, *mode], mark, limit=60)
+    assert took < 15, err
+    assert code == 1 and doc["verdict"]["root_cause"] == "python-unusable", err
+    assert "Traceback" not in err and not passed(doc)
+    assert left_behind(mark) == []
+
+
+@pytest.mark.parametrize("mode", [["--quick"], []], ids=["quick", "full"])
+def test_wrapper_that_starts_a_daemon_after_the_real_interpreter(tmp_path, mark, mode):
+    """A wrapper script that runs the real interpreter, then `(setsid sleep N &)`: the answers
+    are the interpreter's (TensorFlow is not installed there), the daemon is reaped."""
+    python = fake(tmp_path, WRAPPER)
+    code, doc, err, took = run(["--json", "--python", python, *mode], mark, limit=60)
+    assert took < 15, err
+    assert code == 1 and doc["verdict"]["root_cause"] == "tf-not-installed", err
+    assert left_behind(mark) == []
+
+
+def test_budget_is_a_hard_bound_on_a_smoke_child_deaf_to_sigterm(tmp_path, mark):
+    """The smoke child hangs, ignores SIGTERM and has a daemon (also deaf) holding its pipes:
+    --budget 3 ends the smoke work at 3 s, SIGKILL follows SIGTERM, and the report says the
+    budget ran out."""
+    python = fake(tmp_path, HANG_IN_SMOKE)
+    code, doc, err, took = run(["--json", "--python", python, "--budget", "3"], mark, limit=60)
+    assert 3 <= took < 3 + 6, err
+    ids = [f["id"] for f in doc["findings"]]
+    assert code == 1 and "smoke-budget-exhausted" in ids, (ids, err)
+    assert doc["facts"]["smoke"]["outcome"] == "budget" and not doc["facts"]["smoke"]["survivors"]
+    assert left_behind(mark) == []
+
+
+def test_daemon_that_redirected_its_output_is_reaped(tmp_path, mark):
+    """Issue 21: "a setsid grandchild that redirects its output survives every run". It holds
+    no pipe of ours and ignores SIGTERM; its environment still carries the child's token."""
+    python = fake(tmp_path, f"{REDIRECTED}\nexec {REAL} -S \"$@\"")
+    code, doc, err, took = run(["--json", "--quick", "--python", python], mark, limit=60)
+    assert took < 15 and code == 1, err
+    assert left_behind(mark) == []
+
+
+def sigblk(path: Path) -> list[int]:
+    """The blocked-signal masks a fake interpreter recorded, one per run."""
+    return [int(line.split()[1], 16) for line in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("mode", [["--quick"], []], ids=["quick", "full"])
+def test_children_start_with_sigint_and_sigterm_unblocked(tmp_path, mark, mode):
+    """Children inherited the probe threads' mask (SigBlk 0x4002): whatever they started
+    ignored `kill`. Every child, from a probe thread or the smoke thread, now starts with
+    SIGINT and SIGTERM deliverable."""
+    record = tmp_path / "sigblk"
+    # The shell's own mask, read by a builtin (a forked grep would see dash mid-fork, with
+    # every signal blocked for a moment).
+    python = fake(tmp_path, "while read -r key value; do\n"
+                            f'  [ "$key" = SigBlk: ] && echo "$key $value" >> {record}\n'
+                            "done < /proc/self/status\nexit 0")
+    run(["--json", "--python", python, *mode], mark, limit=60)
+    masks = sigblk(record)
+    assert len(masks) >= (1 if mode else 2)  # quick: the target probe at least; full: + smoke
+    for mask in masks:
+        assert not mask >> (signal.SIGINT - 1) & 1 and not mask >> (signal.SIGTERM - 1) & 1, hex(mask)
+
+
+def test_spawn_from_a_thread_that_blocks_the_stop_signals(tmp_path):
+    """The library path under the CLI's: a thread with SIGINT/SIGTERM blocked (as quiet_thread
+    leaves every probe thread) spawns a child whose mask has neither."""
+    got: list[str] = []
+
+    def probe() -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGINT, signal.SIGTERM))
+        got.append(run_command(["grep", "SigBlk", "/proc/self/status"], timeout=10).stdout)
+
+    thread = threading.Thread(target=probe)
+    thread.start()
+    thread.join()
+    mask = int(got[0].split()[1], 16)
+    assert not mask >> (signal.SIGINT - 1) & 1 and not mask >> (signal.SIGTERM - 1) & 1, hex(mask)
+
+
+def test_fix_command_leaves_nothing_behind(tmp_path, mark):
+    """A fix script's daemon that left its group, redirected its output and ignores SIGTERM
+    is reaped when the command returns (run_guarded, the apply's runner)."""
+    env = {**os.environ, "TFDOCTOR_TEST_MARK": mark}
+    started = time.monotonic()
+    result = run_guarded(["sh", "-c", REDIRECTED + "\necho done"], timeout=30, env=env)
+    assert result.ok and "done" in result.stdout and time.monotonic() - started < 5
+    assert left_behind(mark) == []
+
+
+def test_reap_is_instant_when_nothing_is_left(tmp_path):
+    """The common case costs one /proc scan: a child that exited alone is reaped with no
+    signal and no wait."""
+    proc = children.spawn(["true"])
+    assert children.wait_exited(proc, 10)
+    started = time.monotonic()
+    assert children.reap(proc) == () and time.monotonic() - started < 0.5
