@@ -188,3 +188,68 @@ def test_reap_is_instant_when_nothing_is_left(tmp_path):
     assert children.wait_exited(proc, 10)
     started = time.monotonic()
     assert children.reap(proc) == () and time.monotonic() - started < 0.5
+
+
+@pytest.mark.parametrize("body, budget", [(f"{HOLDER}\nexit 0", 300.0), (HANG_IN_SMOKE, 3.0)],
+                         ids=["daemon-holding-pipes", "deaf-smoke-child"])
+def test_tui_run_ends_within_the_bound(tmp_path, mark, body, budget):
+    """The TUI runs the same diagnosis (seams.DiagnosisLoader, in a thread worker): it hung
+    the same way on a daemon holding the smoke child's pipes. Its run now ends with a verdict
+    on screen within the bound, and leaves nothing behind."""
+    import asyncio
+
+    from tfdoctor.diagnose import SmokeOptions
+    from tfdoctor.host import Host
+    from tfdoctor.registry import CheckConfig
+    from tfdoctor.tui.app import make_app
+    from tfdoctor.tui.seams import diagnosis_loader
+    from tui.kit import drive, screen_text, settle
+
+    host = Host(python=fake(tmp_path, body), timeout=10, env={**os.environ, "TFDOCTOR_TEST_MARK": mark})
+    app = make_app(diagnosis_loader(host, CheckConfig(), SmokeOptions(budget=budget)))
+    took: list[float] = []
+
+    async def scenario(pilot):  # type: ignore[no-untyped-def]
+        started = time.monotonic()
+        await asyncio.wait_for(settle(pilot), timeout=30)
+        took.append(time.monotonic() - started)
+        assert "Verdict: " in screen_text(app)
+
+    drive(app, scenario, size=(120, 40))
+    assert took[0] < budget + 6 if budget < 300 else took[0] < 15
+    assert app.report is not None and app.report.root_cause is not None
+    assert app.report.root_cause.id == ("python-unusable" if budget == 300 else "tf-not-installed")
+    assert left_behind(mark) == []
+
+
+def test_cluster_workers_holding_their_pipes_through_a_daemon(tmp_path, mark):
+    """`tfdoctor cluster`'s watcher read its workers the way the smoke runner did, and closed
+    their streams behind a daemon's open pipe the same way. Two workers that start a daemon
+    and exit 0 are reported as died, within seconds, and nothing of theirs is left."""
+    python = fake(tmp_path, f"{HOLDER}\nexit 0")
+    code, doc, err, took = run(["cluster", "--workers", "2", "--python", python, "--timeout", "20",
+                                "--json"], mark, limit=60)
+    assert took < 15, err
+    assert code == 1 and doc["verdict"]["root_cause"] == "cluster-worker-died", err
+    assert all(not w["survivors"] for w in doc["workers"])
+    assert left_behind(mark) == []
+
+
+def test_ctrl_c_during_a_full_run_with_a_deaf_smoke_child(tmp_path, mark):
+    """Ctrl+C while the smoke child hangs deaf to SIGTERM, a deaf daemon holding its pipes:
+    tfdoctor exits 130 within a second, and the child and the daemon are gone with it."""
+    proc = run_cli(["--json", "--python", fake(tmp_path, HANG_IN_SMOKE)], mark)
+    try:
+        deadline = time.monotonic() + 30
+        while len(marked(mark)) < 3 and time.monotonic() < deadline:  # tfdoctor, child, daemon
+            time.sleep(0.05)
+        time.sleep(0.5)  # the smoke thread is in its loop, the daemon started
+        started = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+        took = time.monotonic() - started
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130 and took < 1.5, err
+    assert left_behind(mark) == []
