@@ -153,3 +153,29 @@ def test_a_live_holder_on_this_host_is_named_and_kept(small_env: Path, tmp_path:
     assert lock.exists()
     dry = tfdoctor("fix", "--plan", str(plan), timeout=300)
     assert dry.returncode == 0 and f"A fix is running in {small_env} now" in dry.stderr, dry.stderr
+
+
+def test_a_distribution_without_metadata_stops_the_apply_before_pip(small_env: Path,
+                                                                   tmp_path: Path):
+    """The TypeError itself: pip's resolver dies on a .dist-info with no METADATA (what another
+    pip's install looks like half-way, or one cut short). The apply now names that directory in
+    one line before pip runs, exit 2, and changes nothing."""
+    site = next(small_env.glob("lib/python3*/site-packages"))
+    half = site / "protobuf-7.36.2.dist-info"
+    half.mkdir()
+    (half / "RECORD").write_text("")
+    python = str(small_env / "bin" / "python")
+    args = ("protobuf<8,>=6.31.1",)
+    step = FixStep("pin-python-packages", "pip", "Pin.", ("package-out-of-range",),
+                   shown_commands("pip", args, python), args)
+    plan = FixPlan(python, str(small_env), "venv", socket.gethostname(),
+                   "2026-11-27T00:00:00+00:00", ("package-out-of-range",), (step,))
+    saved = tmp_path / "plan.json"
+    saved.write_text(json.dumps(plan.to_dict()))
+    before = tree_hash(small_env)
+    done = tfdoctor("fix", "--plan", str(saved), "--apply", "--yes", timeout=300)
+    assert done.returncode == 2, done.stderr[-2000:]
+    line = done.stderr.strip().splitlines()[-1]
+    assert str(half) in line and "no name or version in its metadata" in line, line
+    assert "TypeError" not in done.stderr
+    assert tree_hash(small_env) == before
