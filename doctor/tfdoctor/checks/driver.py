@@ -14,6 +14,10 @@ DRIVER_DOCS = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guid
 MISMATCH_ERRORS = {"NVML_ERROR_LIB_RM_VERSION_MISMATCH"}
 NOT_LOADED_ERRORS = {"NVML_ERROR_DRIVER_NOT_LOADED"}
 ABSENT_ERRORS = {"NVML_ERROR_LIBRARY_NOT_FOUND"}
+# NVML codes that name a fault of the GPU hardware itself (nvml.h: "GPU is lost", "infoROM is
+# corrupted"): a specific root cause, never the generic nvml-error that any library finding
+# outranks. What to do comes from NVIDIA DCGM's dcgm_errors.h (DCGM_FR_GPU_LOST, DCGM_FR_CORRUPT_INFOROM).
+HARDWARE_ERRORS = {"NVML_ERROR_GPU_IS_LOST", "NVML_ERROR_CORRUPTED_INFOROM"}
 
 
 def wants_gpu(facts: Facts) -> bool:
@@ -24,7 +28,8 @@ def wants_gpu(facts: Facts) -> bool:
 
 @check("driver-present", "NVIDIA driver installed and loaded", "driver",
        emits=("driver-not-installed", "driver-libraries-not-found", "driver-not-loaded",
-              "driver-version-mismatch", "driver-permission-denied", "nvml-error"),
+              "driver-version-mismatch", "driver-permission-denied", "gpu-lost",
+              "gpu-inforom-corrupted", "nvml-error"),
        reads=("driver",))
 def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """NVML initialises: the kernel module is loaded and matches the user-space library."""
@@ -113,8 +118,30 @@ def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                                     needs_root=True),
         )
         return
+    if error in HARDWARE_ERRORS:
+        yield hardware_fault(error, evidence)
+        return
     yield Finding("nvml-error", Severity.ERROR, f"NVML failed to initialise: {error}.", evidence,
                   hint="Run nvidia-smi to see the driver's own message.")
+
+
+def hardware_fault(error: str, evidence: dict[str, str]) -> Finding:
+    """NVML refused to start because a GPU is lost or its InfoROM is corrupted."""
+    if error == "NVML_ERROR_GPU_IS_LOST":
+        return Finding(
+            "gpu-lost", Severity.ERROR,
+            "NVML failed to initialise because a GPU has fallen off the bus "
+            "(NVML_ERROR_GPU_IS_LOST): nothing can use it.", evidence,
+            hint="Drain the node; the kernel log shows Xid 79 for the GPU. Reset it (nvidia-smi -r) "
+            "or reboot; if it recurs, check power, cooling and the slot.",
+            remediation=Remediation("reset-gpu", ("sudo nvidia-smi -r",), needs_root=True))
+    return Finding(
+        "gpu-inforom-corrupted", Severity.ERROR,
+        "NVML failed to initialise because a GPU's InfoROM is corrupted "
+        "(NVML_ERROR_CORRUPTED_INFOROM).", evidence,
+        hint="nvidia-smi names the GPU (\"infoROM is corrupted at gpu ...\"). Drain the node and "
+        "have the InfoROM reflashed by the board's vendor (NVIDIA DCGM: \"Flash the InfoROM to "
+        "clear this corruption\"), or replace the board.")
 
 
 def driver_install(facts: Facts) -> tuple[str, ...]:
