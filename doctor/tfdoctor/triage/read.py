@@ -39,7 +39,8 @@ def _read(name: str, stdin: BinaryIO, label: str) -> bytes:
 
 
 def decode(data: bytes, label: str) -> str:
-    """UTF-8 (or UTF-16 with a BOM, as PowerShell writes it) text; binary is refused."""
+    """UTF-8 or UTF-16 text (with a BOM, as PowerShell writes it, or without one, as some Windows
+    tools save "Unicode"); binary is refused."""
     if len(data) > MAX_BYTES:
         raise InputFileError(f"{label}: the input is larger than {MAX_BYTES // (1024 * 1024)} MiB; "
                              "paste the relevant part of the log")
@@ -49,9 +50,40 @@ def decode(data: bytes, label: str) -> str:
         except UnicodeDecodeError:
             raise InputFileError(f"{label}: is binary, not text") from None
     if b"\x00" in data[:65536]:
+        text = _utf16_without_bom(data)
+        if text is not None:
+            return text
         raise InputFileError(f"{label}: is binary, not text (a log, nvidia-smi or pip list is)")
     text = data.decode("utf-8", errors="replace")
     sample = text[:65536]
     if sample and sample.count("\ufffd") > len(sample) // 20:
         raise InputFileError(f"{label}: is binary or not UTF-8 text")
+    return text
+
+
+TEXT_CONTROLS = frozenset("\t\n\r\f\x1b")
+"""The control characters a log may hold (\\x1b: colour escapes); any other means not text."""
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    """The text of UTF-16 LE or BE without a BOM, or None. A ticket is mostly ASCII, so one byte
+    of every pair is NUL at least half the time and the other almost never; and it must decode
+    strictly to characters text holds. Binary with NULs fails one or the other."""
+    sample = data[:65536]
+    if len(data) % 2 or not sample:
+        return None
+    pairs = len(sample) // 2
+    low_zero, high_zero = sample[0::2].count(0), sample[1::2].count(0)
+    if high_zero * 2 >= pairs and low_zero * 100 <= pairs:
+        codec = "utf-16-le"
+    elif low_zero * 2 >= pairs and high_zero * 100 <= pairs:
+        codec = "utf-16-be"
+    else:
+        return None
+    try:
+        text = data.decode(codec)
+    except UnicodeDecodeError:  # a lone surrogate
+        return None
+    if any(c < " " and c not in TEXT_CONTROLS for c in text[:32768]):
+        return None
     return text
