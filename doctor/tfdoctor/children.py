@@ -95,8 +95,7 @@ def wait_exited(proc: subprocess.Popen[Any], timeout: float) -> bool:
 
 def token_of(proc: subprocess.Popen[Any]) -> str | None:
     """The token `spawn` gave this child (None once reaped, or for a child it did not start)."""
-    with _LOCK:
-        tracked = _LIVE.get(proc.pid)
+    tracked = _tracked(proc)
     return tracked[1] if tracked else None
 
 
@@ -107,8 +106,7 @@ def reap(proc: subprocess.Popen[Any], grace: float = TERM_GRACE) -> tuple[int, .
     for the child itself (bounded: a process stuck in the kernel is not waited for). Returns
     the pids that outlived SIGKILL (none, barring a process in uninterruptible sleep).
     """
-    with _LOCK:
-        tracked = _LIVE.get(proc.pid)
+    tracked = _tracked(proc)
     if tracked is None:
         return ()
     _, token, pipes = tracked
@@ -122,14 +120,14 @@ def reap(proc: subprocess.Popen[Any], grace: float = TERM_GRACE) -> tuple[int, .
             pass
     finally:
         with _LOCK:
-            _LIVE.pop(proc.pid, None)
+            if _LIVE.get(proc.pid, (None,))[0] is proc:
+                del _LIVE[proc.pid]
     return survivors
 
 
 def nudge(proc: subprocess.Popen[Any]) -> None:
     """SIGTERM, without waiting, whatever the child started that still runs (`reap` follows)."""
-    with _LOCK:
-        tracked = _LIVE.get(proc.pid)
+    tracked = _tracked(proc)
     if tracked is not None:
         _, token, pipes = tracked
         groups = {proc.pid} if proc.returncode is None else set()
@@ -182,6 +180,13 @@ def kill_all(lock_timeout: float = -1) -> None:
     finally:
         _LOCK.release()
     stop(groups, set(), pipes, 0.0, prefix=f"{_RUN}-")
+
+
+def _tracked(proc: subprocess.Popen[Any]) -> tuple[subprocess.Popen[Any], str, frozenset[int]] | None:
+    """This child's entry; not another child's that was given the same pid after it was reaped."""
+    with _LOCK:
+        tracked = _LIVE.get(proc.pid)
+    return tracked if tracked is not None and tracked[0] is proc else None
 
 
 def _register(proc: subprocess.Popen[Any], token: str, pipes: frozenset[int]) -> None:
