@@ -35,7 +35,7 @@ def gpu_table(facts: Facts) -> GpuTable | None:
     elif not any(r.name == "throughput" for r in smoke.recipes):
         note = f"Throughput not measured: the smoke run ({smoke.outcome}) has no throughput result."
     rows = []
-    sources = []
+    sources: list[str] = []
     for g in gpus:
         result = measured.get(g.index)
         bars = () if note else _bars(g, result, sources)
@@ -61,7 +61,7 @@ def _measured_by_gpu(facts: Facts) -> tuple[dict[int, RecipeResult], list[str]]:
     smoke = facts.smoke
     if smoke is None:
         return {}, []
-    visible = [g for g in visible_gpus(facts)]
+    visible = list(visible_gpus(facts))
     out: dict[int, RecipeResult] = {}
     unmatched = []
     for r in smoke.recipes:

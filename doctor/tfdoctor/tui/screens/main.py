@@ -9,6 +9,7 @@ from textual.widgets import DataTable, Footer, OptionList
 
 from tfdoctor.findings import CheckStatus
 from tfdoctor.tui.state import doctor
+from tfdoctor.tui.widgets.gpu_panel import GpuPanel
 from tfdoctor.tui.widgets.progress import ProgressPanel
 from tfdoctor.tui.widgets.tables import FindingsList, OutcomesTable
 from tfdoctor.tui.widgets.verdict import VerdictBar
@@ -26,6 +27,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield VerdictBar(id="verdict")
         yield ProgressPanel(id="progress")
+        yield GpuPanel(id="gpus")
         findings = FindingsList(id="findings")
         findings.border_title = "Findings"
         yield findings

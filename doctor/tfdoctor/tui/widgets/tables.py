@@ -7,7 +7,7 @@ from textual.content import Content
 from textual.widgets import DataTable, OptionList
 from textual.widgets.option_list import Option
 
-from tfdoctor.findings import CheckOutcome, Finding
+from tfdoctor.findings import CheckOutcome, CheckStatus, Finding
 from tfdoctor.registry import all_checks
 from tfdoctor.render_text import group_findings
 from tfdoctor.report import Report
@@ -56,8 +56,16 @@ def display_order(report: Report) -> list[int]:
         report.findings[i] is not root, -report.findings[i].severity.rank, i))
 
 
+STATUS_ORDER = (CheckStatus.FAILED, CheckStatus.CRASHED, CheckStatus.COULD_NOT_CHECK,
+                CheckStatus.WARNED, CheckStatus.NOT_RUN, CheckStatus.PASSED,
+                CheckStatus.NOT_APPLICABLE)
+"""The checks table's order once a report is in: what failed or could not be judged first, then
+warnings, then what did not run, passed or does not apply (registry order within each)."""
+
+
 class OutcomesTable(DataTable[Content | Text]):
-    """One row per registered check: pending while the run goes, then its status badge."""
+    """One row per registered check: pending in registry order while the run goes, then its
+    status badge, failing and warning checks first."""
 
     _state: tuple[Report | None, bool] = (None, True)
 
@@ -80,7 +88,8 @@ class OutcomesTable(DataTable[Content | Text]):
             rows = [(PENDING, spec.id, spec.title) for spec in all_checks()]
         else:
             rows = [(status_badge(o.status), o.check,
-                     o.title + (f" ({o.reason})" if o.reason else "")) for o in report.outcomes]
+                     o.title + (f" ({o.reason})" if o.reason else ""))
+                    for o in sorted(report.outcomes, key=lambda o: STATUS_ORDER.index(o.status))]
         id_width = max((len(r[1]) for r in rows), default=5)
         # 3 columns x 2 cells of padding, the badge, and room for the vertical scrollbar.
         title_width = max(12, self.size.width - id_width - 4 - 6 - 2)
