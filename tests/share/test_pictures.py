@@ -208,3 +208,16 @@ def test_stand_in_stack_through_the_installed_script(case, rows, mig, tmp_path):
     if mig:
         row = next(line for line in table if line.startswith(f"  {mig[0]} "))
         assert f" {mig[1]}" in row
+
+
+@pytest.mark.parametrize("charset, bar", [("utf-8", "▇▇▇▇▇▇▇▇▇▇"), ("ascii", "##########")])
+def test_cluster_text_draws_the_straggler_through_the_cli(charset, bar):
+    """`tfdoctor cluster --replay FILE --no-tui`: the bars under the all-reduce table, in
+    Unicode or, on an ASCII stdout, in # and ."""
+    from tfdoctor.cli import cli
+
+    doc = TESTS / "cluster" / "fixtures" / "cluster-straggler.json"
+    result = CliRunner(charset=charset).invoke(cli, ["cluster", "--replay", str(doc), "--no-tui"])
+    lines = result.stdout.splitlines()
+    assert f"  worker:1 vm  {bar}  compute 51.26 ms, step 58.5 ms  << straggler" in lines
+    assert any(line.startswith("  4 MiB    " + bar) for line in lines)

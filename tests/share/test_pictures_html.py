@@ -133,3 +133,26 @@ def test_chromium_is_in_the_apt_list():
     """CI installs what this test runs: tests/envs/apt.sh lists chromium."""
     script = (Path(__file__).parents[1] / "envs" / "apt.sh").read_text()
     assert "chromium:chromium" in script
+
+
+def test_eight_gpus_and_an_unmeasured_one_in_the_dom(tmp_path):
+    """8x H100 with GPU 7's run timed out: 28 measured bars and, for GPU 7, a dashed outline
+    with "not measured" (never a 0 % bar); the all-reduce line under the chart."""
+    from picture_fixtures import eight_h100
+
+    page = write_page(tmp_path, eight_h100)
+    dom = chromium(page, tmp_path, "--dump-dom").stdout
+    assert len(re.findall(r'<rect class="bar ok"', dom)) == 28
+    assert len(re.findall(r'<rect class="unknown"', dom)) == 1
+    assert "not measured (throughput recipe timeout" in dom
+    assert 'data-fraction="0.0000"' not in dom
+    assert "360.0 GB/s busbw over 8 GPUs (NCCL)" in dom
+
+
+def test_quick_run_page_has_the_table_and_no_chart(tmp_path):
+    """--quick: the GPU table and why nothing was measured; no chart to draw."""
+    from picture_fixtures import four_unmeasured
+
+    page = write_page(tmp_path, four_unmeasured).read_text()
+    assert '<table id="gpu-table">' in page and "<svg" not in page
+    assert "Throughput not measured: the smoke run did not run" in page
