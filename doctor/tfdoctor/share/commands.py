@@ -96,7 +96,8 @@ def report(
     quick: bool,
     expect_gpus: int | None,
 ) -> None:
-    """Write a support report: Markdown for the ticket and the replayable JSON, redacted.
+    """Write a support report: Markdown for the ticket and the replayable JSON, redacted;
+    with --html, also a self-contained HTML page of the same report with GPU charts.
 
     Files are owner-only (0600). Exit code 0 when written (the verdict is inside), 2 on bad
     input. docs/report-and-fleet.md says what is redacted and how.
