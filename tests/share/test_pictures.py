@@ -221,3 +221,28 @@ def test_cluster_text_draws_the_straggler_through_the_cli(charset, bar):
     lines = result.stdout.splitlines()
     assert f"  worker:1 vm  {bar}  compute 51.26 ms, step 58.5 ms  << straggler" in lines
     assert any(line.startswith("  4 MiB    " + bar) for line in lines)
+
+
+def test_tensorflow_devices_map_to_the_gpus_cuda_visible_devices_leaves():
+    """CUDA_VISIBLE_DEVICES=2,3: TensorFlow's GPU:0 is NVML's GPU 2, so its bars go on row 2;
+    rows 0 and 1 were not measured; a device whose model names another GPU is not attached."""
+    from dataclasses import replace
+
+    from picture_fixtures import A100, smoke, throughput
+    from tfdoctor.facts import SmokeDevice
+
+    base = four_a100()
+    facts = replace(base, env={"CUDA_VISIBLE_DEVICES": "2,3"},
+                    smoke=smoke(A100, 2, [throughput(0, 18.0, 250.0, 250.0, 1800.0),
+                                          throughput(1, 18.0, 250.0, 250.0, 1800.0)]))
+    table = gpu_table(facts)
+    assert table is not None
+    assert [r.device for r in table.rows] == [None, None, "GPU:0", "GPU:1"]
+    assert table.rows[0].bars[0].text == "not measured (no throughput result on this GPU)"
+    assert table.rows[2].bars[2].text == "80 % of 312 TFLOPS"
+    assert facts.smoke is not None
+    other = replace(facts.smoke, devices=(SmokeDevice("GPU:0", "GPU", "Tesla T4", "7.5"),
+                                          facts.smoke.devices[1]))
+    table = gpu_table(replace(facts, smoke=other))
+    assert table is not None and [r.device for r in table.rows] == [None, None, None, "GPU:1"]
+    assert table.unmatched == ("GPU:0 (Tesla T4): not matched to an NVML GPU",)
