@@ -3,7 +3,9 @@ the runner's watchdog and cancel."""
 
 from __future__ import annotations
 
+import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -101,3 +103,47 @@ def test_the_watchdog_kills_pip_when_tfdoctor_is_killed(tmp_path: Path):
             return
         time.sleep(0.05)
     raise AssertionError("the command outlived the killed parent")
+
+
+CONTENDER = r"""
+import os, sys, time
+from tfdoctor.fixing.lock import Busy, env_lock
+prefix, log, go = sys.argv[1:4]
+while not os.path.exists(go):
+    time.sleep(0.001)
+for _ in range(20):
+    try:
+        with env_lock(prefix, "contender"):
+            with open(log, "a") as f:
+                f.write(f"in {os.getpid()}\n")
+            time.sleep(0.01)
+            with open(log, "a") as f:
+                f.write(f"out {os.getpid()}\n")
+    except Busy:
+        pass
+"""
+
+
+def test_contenders_on_a_stale_lock_never_hold_it_together(tmp_path: Path):
+    """Eight processes race for an environment whose lock file names a dead pid of this host,
+    twenty times each: the takeover and the link happen under flock, so the log of who is
+    inside never shows two at once, someone always gets in, and no lock file is left."""
+    from tfdoctor.fixing.lock import LOCK_NAME, _boot_id
+
+    prefix = tmp_path / "venv"
+    prefix.mkdir()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (prefix / LOCK_NAME).write_text(
+        json.dumps({"pid": dead.pid, "host": socket.gethostname(), "boot_id": _boot_id()}))
+    log, go = tmp_path / "log", tmp_path / "go"
+    procs = [subprocess.Popen([sys.executable, "-c", CONTENDER, str(prefix), str(log), str(go)])
+             for _ in range(8)]
+    time.sleep(1.0)  # let them all import and wait at the line
+    go.touch()
+    assert [p.wait(timeout=120) for p in procs] == [0] * 8
+    events = log.read_text().split("\n")[:-1]
+    assert events and len(events) % 2 == 0
+    for i in range(0, len(events), 2):  # strictly in, out, in, out: never two inside
+        assert events[i].startswith("in ") and events[i + 1] == "out" + events[i][2:], events
+    assert list(prefix.iterdir()) == []

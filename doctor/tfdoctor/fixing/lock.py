@@ -118,7 +118,9 @@ def _acquire(path: Path, record: dict[str, Any], prefix: str) -> int:
                 os.link(tmp, path)
                 return fd
             except FileExistsError:
-                if _take_over_if_stale(path, tmp, prefix):
+                # open(2) on O_EXCL over NFS: link(2) may report failure for a link it made (a
+                # lost reply); a link count of 2 on our own file says it did.
+                if os.fstat(fd).st_nlink == 2 or _take_over_if_stale(path, tmp, prefix):
                     return fd
         except BaseException:
             os.close(fd)
