@@ -91,7 +91,7 @@ class GpuPanel(Static):
                                     zip(line, widths, strict=True)]) for line in lines]
         self.note = _note(table)
         if self.note:
-            text.append(Content.styled(self.note, "$text-muted"))
+            text.append(Content.styled(self.note, "dim"))
         self.update(Content("\n").join(text))
         hidden = len(table.rows) - sum(_count(r) for r in rows)
         self.border_title = f"GPUs: {len(table.rows)}" + (
