@@ -66,7 +66,7 @@ def spawn(
         start_new_session=True, preexec_fn=_unblock_stop_signals,
         text=text, errors="replace" if text else None,
     )
-    _register(proc, token, _pipe_inodes(proc.stdin, proc.stdout, proc.stderr))
+    _register(proc, token, _pipe_inodes(proc.stdout, proc.stderr))
     return proc
 
 
@@ -219,7 +219,7 @@ def _send(pids: set[int], sig: int) -> None:
 
 def marked(groups: set[int], tokens: set[str], pipes: set[str], prefix: str | None = None) -> set[int]:
     """Live pids (not this process) in one of `groups`, carrying one of `tokens` (or one that
-    starts with `prefix`) in their environment, or holding one of `pipes` ("pipe:[inode]")."""
+    starts with `prefix`) in their environment, or writing to one of `pipes` ("pipe:[inode]")."""
     me, found = os.getpid(), set[int]()
     try:
         entries = os.listdir("/proc")
@@ -257,10 +257,23 @@ def _carries(pid: str, tokens: set[str], prefix: str | None) -> bool:
 
 
 def _holds(pid: str, pipes: set[str]) -> bool:
+    """Whether `pid` holds the write end of one of `pipes`: only a writer keeps our read from
+    reaching end-of-file. (A sibling child between fork and exec holds copies of tfdoctor's
+    read ends for a moment; it is not a holder.)"""
     if not pipes:
         return False
     try:
-        return any(os.readlink(f"/proc/{pid}/fd/{fd}") in pipes
-                   for fd in os.listdir(f"/proc/{pid}/fd"))
+        fds = os.listdir(f"/proc/{pid}/fd")
     except OSError:
         return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") not in pipes:
+                continue
+            with open(f"/proc/{pid}/fdinfo/{fd}", "rb") as f:
+                flags = next(int(line.split()[1], 8) for line in f if line.startswith(b"flags:"))
+        except (OSError, StopIteration, ValueError, IndexError):
+            continue
+        if flags & os.O_ACCMODE != os.O_RDONLY:
+            return True
+    return False
