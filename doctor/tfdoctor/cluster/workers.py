@@ -28,6 +28,10 @@ collective waiting for a dead peer only ends at TF's own collective timeout)."""
 EXIT_GRACE = 1.0
 """Seconds after the last worker exited that its pipes may stay open (a descendant still
 writing) before the watcher stops reading and reaps whoever holds them."""
+ANSWERED_GRACE = 3.0
+"""Seconds a worker that sent its last event (end, or error) gets to exit (TensorFlow's own
+teardown) before it is reaped: its answer is in, and a stopped or wedged exit must not hold the
+run until the deadline."""
 PHASES = ("hello", "import", "waiting", "strategy", "allreduce", "skew", "compute", "steps", "end")
 OUTCOMES = (
     "completed",
@@ -117,7 +121,8 @@ def watch(runs: list[WorkerRun], deadline: float) -> dict[str, bool]:
     readers = {(r.index, tag): _reader(r, tag, lines) for r in live for tag in ("out", "err")}
     open_streams = len(readers)
     died_at: float | None = None
-    all_exited_at: float | None = None
+    all_done_at: float | None = None
+    grace = EXIT_GRACE
     timed_out = False
     try:
         while open_streams:
@@ -125,13 +130,18 @@ def watch(runs: list[WorkerRun], deadline: float) -> dict[str, bool]:
             if now >= deadline or (died_at is not None and now - died_at > PEER_GRACE):
                 timed_out = now >= deadline
                 break
-            if all_exited_at is not None and now - all_exited_at > EXIT_GRACE:
+            if all_done_at is not None and now - all_done_at > grace:
                 break  # every worker is done; what still holds their pipes is reaped below
             _mark_exits(live)
-            if all_exited_at is None and all(r.exited_alone for r in live):
-                all_exited_at = now
+            if all_done_at is None and all(r.exited_alone or _answered(r) for r in live):
+                # Done is exited, or answered: a worker stopped (SIGSTOP) or wedged after its
+                # last event would otherwise hold the run until the deadline.
+                all_done_at = now
+                grace = EXIT_GRACE if all(r.exited_alone for r in live) else ANSWERED_GRACE
             if died_at is None and any(_died(r) for r in live):
                 died_at = now
+            elif died_at is not None and not any(_died(r) for r in live):
+                died_at = None  # it had exited before its last lines were read: it answered
             try:
                 index, tag, line = lines.get(timeout=0.1)
             except queue.Empty:
@@ -211,6 +221,11 @@ def _mark_exits(live: list[WorkerRun]) -> None:
             r.exited_alone = True
 
 
+def _answered(run: WorkerRun) -> bool:
+    """It sent its last event: `end` (after the reports), or `error`."""
+    return bool({"end", "error"} & run.events.keys())
+
+
 def _died(run: WorkerRun) -> bool:
     """Exited without its end event (an error event counts as an answer, not a death)."""
     return run.proc is not None and exited(run.proc) and not ({"end", "error"} & run.events.keys())
@@ -219,7 +234,7 @@ def _died(run: WorkerRun) -> bool:
 def _close(run: WorkerRun, timed_out: bool, survivors: tuple[int, ...]) -> None:
     assert run.proc is not None
     rc = run.proc.returncode
-    run.exit = _exit_text(rc)
+    run.exit = _exit_text(rc) if run.exited_alone else None  # else our own signal, after its answer
     run.survivors = survivors
     if "end" in run.events:
         run.outcome = "completed"
