@@ -253,3 +253,26 @@ def test_ctrl_c_during_a_full_run_with_a_deaf_smoke_child(tmp_path, mark):
         proc.wait()
     assert proc.returncode == 130 and took < 1.5, err
     assert left_behind(mark) == []
+
+
+
+def test_a_sibling_holding_a_copy_of_our_read_end_is_not_reaped():
+    """Probes run six at a time, and a child between fork and exec holds copies of every fd
+    tfdoctor has open, its siblings' read ends included. Taken for a holder of a sibling's
+    pipe, it was killed by that sibling's reap (probes "killed by SIGTERM" under load, and
+    python-unusable lost). Only a writer to our pipe is a holder: a process with the read end,
+    as such a sibling has, survives the reap."""
+    child = children.spawn(["sh", "-c", "exit 0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdout is not None
+    sibling = subprocess.Popen(["sleep", "30"], pass_fds=(child.stdout.fileno(),))
+    try:
+        assert children.wait_exited(child, 10)
+        children.reap(child)
+        time.sleep(0.2)
+        assert sibling.poll() is None, "the reader was taken for a holder"
+    finally:
+        sibling.kill()
+        sibling.wait()
+        child.stdout.close()
+        if child.stderr is not None:
+            child.stderr.close()
