@@ -110,8 +110,7 @@ def reap(proc: subprocess.Popen[Any], grace: float = TERM_GRACE) -> tuple[int, .
     if tracked is None:
         return ()
     _, token, pipes = tracked
-    # The group only while the child is unreaped: a freed id could name a stranger's group.
-    groups = {proc.pid} if proc.returncode is None else set()
+    groups = _own_group(proc)
     try:
         survivors = stop(groups, {token}, pipes, grace)
         try:
@@ -130,7 +129,7 @@ def nudge(proc: subprocess.Popen[Any]) -> None:
     tracked = _tracked(proc)
     if tracked is not None:
         _, token, pipes = tracked
-        groups = {proc.pid} if proc.returncode is None else set()
+        groups = _own_group(proc)
         _send(marked(groups, {token}, {f"pipe:[{i}]" for i in pipes}), signal.SIGTERM)
 
 
@@ -175,11 +174,23 @@ def kill_all(lock_timeout: float = -1) -> None:
         return
     try:
         _CLOSING = True
-        groups = {pid for pid, (proc, _, _) in _LIVE.items() if proc.returncode is None}
+        groups = {pid for proc, _, _ in _LIVE.values() for pid in _own_group(proc)}
         pipes = {i for _, _, inodes in _LIVE.values() for i in inodes}
     finally:
         _LOCK.release()
     stop(groups, set(), pipes, 0.0, prefix=f"{_RUN}-")
+
+
+def _own_group(proc: subprocess.Popen[Any]) -> set[int]:
+    """{the child's group id} while the child is unreaped, else {}: a freed id could name a
+    stranger's group (reaped elsewhere too: a SIGCHLD set to SIG_IGN, a waitpid(-1))."""
+    if proc.returncode is not None:
+        return set()
+    try:
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return set()
+    return {proc.pid}
 
 
 def _tracked(proc: subprocess.Popen[Any]) -> tuple[subprocess.Popen[Any], str, frozenset[int]] | None:
