@@ -52,10 +52,11 @@ def render_html(report: Report, exit_code: int, redaction: str, markdown: str) -
         f'<p class="muted">{_t(target_line(report))}</p>',
         f'<p class="verdict v-{escape(report.verdict)}" id="verdict">{_t(headline(report))}</p>',
         f"<p>{_t(summary_line(report))}</p>",
-        f'<p class="muted">exit code {exit_code}; facts collected {_t(report.facts.collected_at)};'
-        f" redaction: {_t(redaction)}</p>",
     ]
+    # The charts come right after the verdict: what people look at first, above the fold.
     parts += list(gpu_html(gpu_table(report.facts)))
+    parts.append(f'<p class="muted">exit code {exit_code}; facts collected '
+                 f"{_t(report.facts.collected_at)}; redaction: {_t(redaction)}</p>")
     parts += list(_findings(report))
     parts += list(_checks(report))
     parts += [
