@@ -109,6 +109,9 @@ class GpuFacts:
     """"major.minor" from nvmlDeviceGetCudaComputeCapability, e.g. "9.0"."""
     memory_total_mib: int | None = None
     """Total device memory in MiB, rounded down (nvmlDeviceGetMemoryInfo, or nvidia-smi's memory.total)."""
+    memory_used_mib: int | None = None
+    """Device memory in use when probed, in MiB, rounded down (nvmlDeviceGetMemoryInfo_v2 `used`, which
+    leaves out the driver's reservation): what other processes hold before TensorFlow starts."""
     pcie_gen_current: int | None = None
     """Current PCIe link generation (nvmlDeviceGetCurrPcieLinkGeneration); an idle GPU may drop to gen 1."""
     pcie_gen_max: int | None = None

@@ -47,9 +47,11 @@ def smoke(model: str, n: int, recipes: list[RecipeResult]) -> SmokeFacts:
 
 
 def four_a100() -> Facts:
-    """GPU 2 runs hot and throttles (bf16 at 32 % of peak), GPU 3's link is x8 of x16."""
+    """GPU 2 runs hot and throttles (bf16 at 32 % of peak) with 3.5 GiB held by another process,
+    GPU 3's link is x8 of x16 and its memory use unknown."""
     gpus = tuple(gpu(i, A100, "8.0", memory_total_mib=81920, pcie_gen_current=4, pcie_gen_max=4,
-                     temperature_c=(41, 43, 84, 40)[i]) for i in range(4))
+                     memory_used_mib=(0, 0, 3584, None)[i], temperature_c=(41, 43, 84, 40)[i])
+                 for i in range(4))
     gpus = (gpus[0], gpus[1], replace(gpus[2], throttle_reasons=("sw_thermal_slowdown",)),
             replace(gpus[3], pcie_width_current=8))
     hot = (NvmlSample(2, 100.0, temperature_c=88, throttle_reasons=("hw_thermal_slowdown",)),)

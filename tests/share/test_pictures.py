@@ -42,7 +42,7 @@ def test_four_gpus_as_a_table_with_bars_in_the_text_report(tmp_path):
     table = section(replay_text(four_a100(), tmp_path), "GPUs (4")
     assert table[1].split() == ["GPU", "name", "CC", "mem", "used/total", "PCIe", "now/max",
                                 "temp", "MIG", "throttle"]
-    assert table[2].split() == ["0", "NVIDIA", "A100-SXM4-80GB", "8.0", "?/80.0", "GiB",
+    assert table[2].split() == ["0", "NVIDIA", "A100-SXM4-80GB", "8.0", "0.0/80.0", "GiB",
                                 "gen4x16/gen4x16", "41C", "off", "none"]
     assert table[3:7] == [
         "       fp32    ▇▇▇▇▇▇▇▇▇░  88 % of 19.5 TFLOPS",
@@ -53,7 +53,8 @@ def test_four_gpus_as_a_table_with_bars_in_the_text_report(tmp_path):
     gpu2 = table[12:17]
     assert gpu2[0].endswith("84C   off  sw_thermal_slowdown; measuring: hw_thermal_slowdown")
     assert gpu2[3] == "       bf16    ▇▇▇░░░░░░░  32 % of 312 TFLOPS  << low"
-    assert "gen4x8/gen4x16" in table[17]
+    assert "3.5/80.0 GiB" in gpu2[0]
+    assert "?/80.0 GiB" in table[17] and "gen4x8/gen4x16" in table[17]  # used: not collected
     assert table[-2].startswith("  Bars: measured by the smoke run against the spec of NVIDIA A100")
     assert table[-1].startswith("  all-reduce  180.0 GB/s busbw over 4 GPUs (NCCL)")
 
@@ -246,3 +247,23 @@ def test_tensorflow_devices_map_to_the_gpus_cuda_visible_devices_leaves():
     table = gpu_table(replace(facts, smoke=other))
     assert table is not None and [r.device for r in table.rows] == [None, None, None, "GPU:1"]
     assert table.unmatched == ("GPU:0 (Tesla T4): not matched to an NVML GPU",)
+
+
+def test_memory_used_comes_from_nvml_through_the_real_probe(tmp_path):
+    """The NVML child reads nvmlDeviceGetMemoryInfo_v2's `used` from the stub library: the
+    facts carry it and the GPU table shows used/total; a GPU with nothing on it reads 0.0."""
+    from dataclasses import replace
+
+    from fakegpu.machine import FakeMachine
+    from tfdoctor.probes.driver import probe_driver
+
+    machine = FakeMachine(tmp_path)
+    machine.kernel_module("580.65.06")
+    busy = {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0",
+            "memory_total_mib": 81559, "memory_used_mib": 71680}
+    machine.nvml({"driver_version": "580.65.06", "gpus": [busy, {**busy, "memory_used_mib": None}]})
+    driver = probe_driver(machine.host(), [])
+    assert [g.memory_used_mib for g in driver.gpus] == [71680, 0]
+    table = gpu_table(replace(four_unmeasured(), driver=driver))
+    assert table is not None
+    assert [r.cells[3] for r in table.rows] == ["70.0/79.6 GiB", "0.0/79.6 GiB"]

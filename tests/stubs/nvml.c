@@ -9,6 +9,7 @@
  *   (nvmlGpuP2PStatus_t codes: 0 OK, 1 chipset, 2 GPU, 3 IOH topology, 4 regkey, 5 not supported)
  *   per GPU "mig_mode": 1 with "mig_devices": [{"uuid": "MIG-...", "name", "memory_total_mib"}] and
  *   optionally "mig_max_devices": the GPU's MIG devices, reached through their own handles
+ *   per GPU "memory_used_mib": memory other processes hold (absent: 0, an idle GPU)
  * A GPU field that is absent or null answers NVML_ERROR_NOT_SUPPORTED, as real NVML does for a
  * counter the board lacks. Build with -DOMIT_<symbol> to leave a symbol out (an older driver). */
 #include <signal.h>
@@ -266,21 +267,26 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t dev, int *major, in
     return NVML_SUCCESS;
 }
 
-static nvmlReturn_t memory_total(const char *symbol, nvmlDevice_t dev, unsigned long long *total) {
+/* Total and used memory of the scenario's GPU: "memory_total_mib" (NOT_SUPPORTED without it)
+ * and "memory_used_mib" (0 when it has none: no other process holds any). */
+static nvmlReturn_t memory_info(const char *symbol, nvmlDevice_t dev, unsigned long long *total,
+                                unsigned long long *used) {
     const jv *gpu;
     nvmlReturn_t rc = device_call(symbol, dev, &gpu);
     if (rc) return rc;
     const jv *mib = jget(gpu, "memory_total_mib");
     if (!jhas(mib)) return NVML_ERROR_NOT_SUPPORTED;
     *total = (unsigned long long)jnum(mib, 0) * 1024ULL * 1024ULL;
+    *used = (unsigned long long)jnum(jget(gpu, "memory_used_mib"), 0) * 1024ULL * 1024ULL;
+    if (*used > *total) *used = *total;
     return NVML_SUCCESS;
 }
 
 #ifndef OMIT_nvmlDeviceGetMemoryInfo
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t dev, nvmlMemory_t *memory) {
     memset(memory, 0, sizeof *memory);
-    nvmlReturn_t rc = memory_total("nvmlDeviceGetMemoryInfo", dev, &memory->total);
-    memory->free = memory->total;
+    nvmlReturn_t rc = memory_info("nvmlDeviceGetMemoryInfo", dev, &memory->total, &memory->used);
+    memory->free = memory->total - memory->used;
     return rc;
 }
 #endif
@@ -288,8 +294,8 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t dev, nvmlMemory_t *memory) {
 #ifndef OMIT_nvmlDeviceGetMemoryInfo_v2
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t dev, nvmlMemory_v2_t *memory) {
     if (memory->version != nvmlMemory_v2) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-    nvmlReturn_t rc = memory_total("nvmlDeviceGetMemoryInfo_v2", dev, &memory->total);
-    memory->free = memory->total;
+    nvmlReturn_t rc = memory_info("nvmlDeviceGetMemoryInfo_v2", dev, &memory->total, &memory->used);
+    memory->free = memory->total - memory->used;
     return rc;
 }
 #endif

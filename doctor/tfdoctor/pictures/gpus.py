@@ -119,7 +119,7 @@ def _row(g: GpuFacts, result: RecipeResult | None, bars: tuple[Bar, ...]) -> Gpu
         str(g.index),
         g.name or "?",
         g.compute_capability or "?",
-        f"?/{_gib(g.memory_total_mib)}",
+        _memory(g.memory_used_mib, g.memory_total_mib),
         f"{_link(g.pcie_gen_current, g.pcie_width_current)}/"
         f"{_link(g.pcie_gen_max, g.pcie_width_max)}",
         f"{g.temperature_c}C" if g.temperature_c is not None else "?",
@@ -130,8 +130,13 @@ def _row(g: GpuFacts, result: RecipeResult | None, bars: tuple[Bar, ...]) -> Gpu
     return GpuRow(g.index, cells, result.device if result else None, bars, warn)
 
 
-def _gib(mib: int | None) -> str:
-    return "?" if mib is None else f"{mib / 1024:.1f} GiB"
+def _memory(used: int | None, total: int | None) -> str:
+    """`1.2/79.6 GiB`; `?` for what NVML did not say (used is not collected by nvidia-smi's
+    fallback, nor in documents from before the field)."""
+    def gib(mib: int | None) -> str:
+        return "?" if mib is None else f"{mib / 1024:.1f}"
+
+    return f"{gib(used)}/{gib(total)} GiB"
 
 
 def _link(gen: int | None, width: int | None) -> str:

@@ -50,12 +50,17 @@ class Collector:
             return None
 
 
-def memory_total(handle, nvml):
-    # The versioned struct (nvmlMemory_v2, driver >= 510) first; the plain call has the same total.
+def memory_info(handle, nvml):
+    # The versioned struct (nvmlMemory_v2, driver >= 510) first: its `used` leaves out what the
+    # driver reserves; the plain call has the same total and counts the reservation as used.
     try:
-        return nvml.nvmlDeviceGetMemoryInfo(handle, version=nvml.nvmlMemory_v2).total
+        return nvml.nvmlDeviceGetMemoryInfo(handle, version=nvml.nvmlMemory_v2)
     except nvml.NVMLError_FunctionNotFound:
-        return nvml.nvmlDeviceGetMemoryInfo(handle).total
+        return nvml.nvmlDeviceGetMemoryInfo(handle)
+
+
+def memory_total(handle, nvml):
+    return memory_info(handle, nvml).total
 
 
 REASONS = (
@@ -101,8 +106,9 @@ def gpu(c, index):
         nvml.nvmlDeviceGetCudaComputeCapability,
     )
     out["compute_capability"] = f"{cc[0]}.{cc[1]}" if cc else None
-    total = get("memory_total_mib", "nvmlDeviceGetMemoryInfo_v2", memory_total, nvml)
-    out["memory_total_mib"] = total // (1024 * 1024) if total is not None else None
+    info = get("memory_total_mib", "nvmlDeviceGetMemoryInfo_v2", memory_info, nvml)
+    out["memory_total_mib"] = info.total // (1024 * 1024) if info is not None else None
+    out["memory_used_mib"] = info.used // (1024 * 1024) if info is not None else None
     for field, symbol in (
         ("pcie_gen_current", "nvmlDeviceGetCurrPcieLinkGeneration"),
         ("pcie_gen_max", "nvmlDeviceGetMaxPcieLinkGeneration"),
