@@ -138,6 +138,7 @@ ADDED_LATER: set[tuple[str, str]] = {
     ("PlatformFacts", "wsl_driver_libs"),
     ("PlatformFacts", "container_toolkit"),
     ("CudaDriverFacts", "copied_over"),
+    ("ToolkitFacts", "cudnn_version"),
 }
 
 
