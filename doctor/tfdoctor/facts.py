@@ -488,6 +488,8 @@ class ToolkitFacts:
     """How it was found: dir (a known install directory), nvcc (the nvcc on PATH), cuda_home
     (CUDA_HOME / CUDA_PATH), conda (conda-meta), ticket (pasted text: nvcc or a directory),
     claimed (a ticket's words only: the issue template's "CUDA/cuDNN version", "CUDA 12.4")."""
+    cudnn_version: str | None = None
+    """The cuDNN installed with it, where known: a ticket's words ("cuDNN 7.4.1"); None otherwise."""
 
 
 @dataclass(frozen=True, slots=True)

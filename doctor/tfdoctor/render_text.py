@@ -22,14 +22,17 @@ SEVERITY_COLOR = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.IN
 def headline(report: Report) -> str:
     """One line: the verdict and the root cause."""
     counts = report.counts()
+    # The ranked findings' first warning: the verdict names it, never "no problem" above it.
+    first = next((f.id for f in report.findings if f.severity is Severity.WARNING), None)
+    warned = f"{counts['warning']} warning(s), first: {first}" if first else ""
     if report.verdict == "healthy":
-        extra = f" ({counts['warning']} warning(s))" if counts["warning"] else ""
-        return f"Verdict: healthy{extra}"
+        return f"Verdict: healthy ({warned})" if warned else "Verdict: healthy"
     if report.verdict == "incomplete":
         unjudged = sum(o.status in (CheckStatus.COULD_NOT_CHECK, CheckStatus.NOT_RUN)
                        for o in report.outcomes)
+        found = f"{warned}, but" if warned else "no problem found, but"
         if unjudged:
-            return (f"Verdict: incomplete: no problem found, but {unjudged} check(s) could not "
+            return (f"Verdict: incomplete: {found} {unjudged} check(s) could not "
                     "check or did not run")
         return "Verdict: could not check everything (see probe-failed / check-crashed)"
     root = report.root_cause

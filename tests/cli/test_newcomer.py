@@ -96,7 +96,8 @@ def test_global_python_before_fix_reaches_fix():
 
 def test_expect_gpus_explains_a_cpu_only_tensorflow():
     """--expect-gpus 1 with tensorflow-cpu on a machine without a driver: the CPU-only build is
-    named (with its fix) and the shortfall says every reason, not only the driver."""
+    named (with its fix) and the shortfall says every reason, not only the driver; the root is
+    the missing driver, since no TensorFlow change gives a GPU without it (issue 20)."""
     from helpers import change, healthy, judge
     from tfdoctor.facts import Distribution, DriverFacts
 
@@ -109,7 +110,8 @@ def test_expect_gpus_explains_a_cpu_only_tensorflow():
     assert by_id["tf-cpu-only-build"].remediation is not None
     why = by_id["gpus-fewer-than-expected"].evidence["why"]
     assert "NVML_ERROR_LIBRARY_NOT_FOUND" in why and "CPU-only build (tensorflow-cpu)" in why
-    assert by_id["gpus-fewer-than-expected"].caused_by == "tf-cpu-only-build"
+    assert by_id["gpus-fewer-than-expected"].caused_by == "driver-not-installed"
+    assert by_id["tf-cpu-only-build"].caused_by == "driver-not-installed"
 
 
 def test_identical_findings_for_several_libraries_are_one_block():

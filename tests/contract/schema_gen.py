@@ -139,6 +139,7 @@ ADDED_LATER: set[tuple[str, str]] = {
     ("PlatformFacts", "container_toolkit"),
     ("CudaDriverFacts", "copied_over"),
     ("GpuFacts", "memory_used_mib"),
+    ("ToolkitFacts", "cudnn_version"),
 }
 
 

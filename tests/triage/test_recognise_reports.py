@@ -122,7 +122,8 @@ def test_exports_that_refer_to_other_variables_are_skipped():
 
 
 def test_command_prefix_python_and_windows_forms():
-    """`X=1 python ...`, os.environ[...] = ..., setx and PowerShell's $env: all set a variable."""
+    """`X=1 python ...`, os.environ[...] = ..., setx and PowerShell's $env: all set a variable; a
+    visibility variable stated in a sentence is a fact the user gives (issue 20: judged per element)."""
     lines = [
         "CUDA_VISIBLE_DEVICES=1 python train.py",
         "os.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'",
@@ -136,4 +137,5 @@ def test_command_prefix_python_and_windows_forms():
         (2, ("TF_CPP_MIN_LOG_LEVEL", "3")),
         (3, ("CUDA_PATH", "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.2")),
         (4, ("TF_ENABLE_ONEDNN_OPTS", "0")),
+        (5, ("CUDA_VISIBLE_DEVICES", "0")),
     ]

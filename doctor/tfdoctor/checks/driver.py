@@ -82,7 +82,8 @@ def driver_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         yield libraries_not_found(facts, evidence)
         return
     if error in ABSENT_ERRORS:
-        if not wants_gpu(facts):
+        # Provisioning that expects GPUs (--expect-gpus) wants the driver whatever TensorFlow is.
+        if not wants_gpu(facts) and not config.expect_gpus:
             raise NotApplicable
         if facts.platform.in_container:
             # The driver belongs to the host; a container only gets it passed in.

@@ -27,6 +27,10 @@ def cuda_visible_devices(facts: Facts, config: CheckConfig) -> Iterator[Finding]
                       remediation=Remediation("unset-cuda-visible-devices", ("unset CUDA_VISIBLE_DEVICES",)),
                       links=(CUDA_ENV,))
         return
+    if not gpus and value is not None and not facts.known("driver.gpus"):
+        # Judged per element: the stated value says something whatever the unknown GPU list holds.
+        yield from _judged_without_gpus(value)
+        return
     if not gpus:
         raise NotApplicable
     if value is None:
@@ -49,6 +53,30 @@ def cuda_visible_devices(facts: Facts, config: CheckConfig) -> Iterator[Finding]
         yield Finding("cuda-visible-devices-hides-some", Severity.INFO,
                       f"CUDA_VISIBLE_DEVICES={value!r} exposes {len(chosen)} of {len(gpus)} GPUs.",
                       ev, hint="Fine when a scheduler set it for this job.", links=(CUDA_ENV,))
+
+
+def _judged_without_gpus(value: str) -> Iterator[Finding]:
+    """A stated CUDA_VISIBLE_DEVICES with the GPU list unknown: a malformed entry, or indices that
+    leave GPU 0 out (which hides the only GPU of a one-GPU machine)."""
+    entries = [e.strip() for e in value.split(",")]
+    ev = {"env.CUDA_VISIBLE_DEVICES": value, "driver.gpu_count": "unknown"}
+    bad = next((e or "(empty)" for e in entries
+                if not (e.isdigit() or e.startswith(("GPU-", "MIG-")))), None)
+    if bad is not None:
+        yield Finding("cuda-visible-devices-malformed", Severity.ERROR,
+                      f"CUDA_VISIBLE_DEVICES has an entry CUDA cannot read ({bad!r}); it and "
+                      "everything after it are ignored.", ev,
+                      hint="Use comma-separated indices (0,1) or GPU-/MIG- UUIDs from nvidia-smi -L.",
+                      remediation=Remediation("unset-cuda-visible-devices", ("unset CUDA_VISIBLE_DEVICES",)),
+                      links=(CUDA_ENV,))
+    elif all(e.isdigit() for e in entries) and "0" not in {str(int(e)) for e in entries}:
+        lowest = min(int(e) for e in entries)
+        yield Finding("cuda-visible-devices-hides-some", Severity.WARNING,
+                      f"CUDA_VISIBLE_DEVICES={value!r} hides GPU 0: on a machine with {lowest} GPU(s) or "
+                      "fewer TensorFlow sees none; on a larger one it sees the listed GPUs, renumbered "
+                      "from GPU:0.",
+                      ev, hint="Compare with the GPU indices nvidia-smi lists; unset it, or list those GPUs.",
+                      links=(CUDA_ENV,))
 
 
 @check("probes-complete", "Every probe finished", "tfdoctor", emits=("probe-failed",))

@@ -181,6 +181,29 @@ def _log_outweighs(facts: Facts, kit: ToolkitFacts) -> bool:
     return not any(c.id in LIBRARIES_MISSING for c in smoke.causes)
 
 
+def _cudnn_fits(facts: Facts, release: compat.TfRelease) -> Iterator[Finding]:
+    """A cuDNN the machine (or the ticket) says is installed, against the build's: cuDNN checks at
+    load time that the major is the same and the minor at least the one compiled against
+    (cuda_dnn.cc), so 7.4 under a build for 7.6 fails, judged even when the libraries are unknown."""
+    kit = next((t for t in facts.toolkits if t.cudnn_version and not _log_outweighs(facts, t)), None)
+    have, need = version(kit.cudnn_version if kit else None), version(release.cudnn)
+    if kit is None or have is None or need is None:
+        return
+    if have.major == need.major and have.minor >= need.minor:
+        return
+    where = "the ticket says" if kit.via == "claimed" else f"with the toolkit at {kit.path or kit.via}"
+    yield Finding(
+        "cudnn-wrong-version", Severity.ERROR,
+        f"TensorFlow {release.version} was built with cuDNN {release.cudnn} and needs cuDNN "
+        f"{need.major}.{need.minor} or a later {need.major}.x; the installed cuDNN is {kit.cudnn_version} "
+        f"({where}).",
+        {"tensorflow.version": release.version, "cudnn": f"{kit.cudnn_version} ({where})",
+         "needs_cudnn": release.cudnn, "needs_cuda": release.cuda},
+        hint=f"Install cuDNN {release.cudnn} for CUDA {release.cuda} (TensorFlow {release.version}'s tested "
+             "build configuration) and put its lib directory first on LD_LIBRARY_PATH.",
+        links=(TF_SOURCE,))
+
+
 def missing_soname(need: Version) -> str:
     if need.major < 11:
         return f"libcudart.so.{need.major}.{need.minor}"
@@ -190,8 +213,8 @@ def missing_soname(need: Version) -> str:
 
 
 @check("cuda-toolkit", "Installed CUDA toolkit fits TensorFlow", "cuda",
-       emits=("cuda-toolkit-wrong-version", "cuda-toolkit-on-library-path"), needs="tensorflow",
-       reads=("tensorflow",))
+       emits=("cuda-toolkit-wrong-version", "cuda-toolkit-on-library-path", "cudnn-wrong-version"),
+       needs="tensorflow", reads=("tensorflow",))
 def cuda_toolkit(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Before 2.14 TensorFlow loads the CUDA libraries of the system toolkit, which must be the
     CUDA major.minor of its tested build configuration; from 2.14 the pip wheels bring them and a
@@ -208,6 +231,8 @@ def cuda_toolkit(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         raise NotApplicable("no GPU build of this TensorFlow on native Windows: no toolkit fits it")
     have = [(t, version(t.version)) for t in facts.toolkits if t.version and not _log_outweighs(facts, t)]
     pip_era = (tfv.major, tfv.minor) >= (2, 14)
+    if not pip_era:
+        yield from _cudnn_fits(facts, release)
     if have and not pip_era and all(v is not None and not same_sonames(v, need) for _, v in have):
         kit, _ = have[0]
         where = "the ticket says" if kit.via == "claimed" else f"found at {kit.path or kit.via}"

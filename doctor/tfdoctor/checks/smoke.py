@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tfdoctor.checks.common import nvidia_wheel
+from tfdoctor.checks.advice import fill_hint
 from tfdoctor.checks.smoke_inputs import DONE, RUN_ENDS, no_result_cause, recipe_results
 from tfdoctor.checks.smoke_kernels import kernels_could_not_run, kernels_failed
 from tfdoctor.checks.tensorflow import wants_gpu_signs
@@ -16,7 +16,7 @@ from tfdoctor.findings import Finding, Severity
 from tfdoctor.knowledge import Cause
 from tfdoctor.registry import CheckConfig, NotApplicable, NotRun, check
 from tfdoctor.smoke import logmap
-from tfdoctor.smoke.causes import CAUSES, FINDING_IDS, NVCC_WHEEL, finding_id
+from tfdoctor.smoke.causes import CAUSES, FINDING_IDS, finding_id
 
 CRASH_IDS = {"SIGILL": "smoke-illegal-instruction", "SIGKILL": "smoke-killed"}
 RECIPE_IDS = {
@@ -38,8 +38,8 @@ def smoke_facts(facts: Facts) -> SmokeFacts:
 
 
 def cause_hint(info: Cause, facts: Facts) -> str:
-    """A log cause's hint, naming the nvidia-cuda-nvcc wheel of TensorFlow's CUDA major."""
-    return (info.hint or "").replace(NVCC_WHEEL, nvidia_wheel("nvidia-cuda-nvcc", facts))
+    """A log cause's hint, filled in for the TensorFlow release and platform of these facts."""
+    return fill_hint(info.hint or "", facts)
 
 
 def _applies(info: Cause, facts: Facts) -> bool:

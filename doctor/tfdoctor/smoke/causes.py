@@ -5,9 +5,6 @@ from __future__ import annotations
 
 from tfdoctor.knowledge import LOG_PREFIX, Cause, catalogue
 
-NVCC_WHEEL = "{nvcc_wheel}"
-"""Stands in a hint for the nvidia-cuda-nvcc wheel of TF's CUDA major (checks fill it in)."""
-
 CAUSES: dict[str, Cause] = {c.log_id: c for c in catalogue().causes.values() if c.log_id}
 """Log cause id ("cudnn-version-mismatch") -> its catalogue record."""
 

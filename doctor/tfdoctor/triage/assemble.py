@@ -10,6 +10,7 @@ release it names, and `provenance` says so.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from tfdoctor import __version__, compat
@@ -254,6 +255,11 @@ def _toolkits(seen: _Seen, unknown: list[str], note: Any) -> tuple[ToolkitFacts,
         if claimed:
             out.append(ToolkitFacts(path=None, version=str(claimed), via="claimed"))
             note("toolkits", "toolkit.claimed_version")
+    cudnn = seen.get("toolkit.claimed_cudnn")
+    if cudnn:
+        first = out[0] if out else ToolkitFacts(path=None, version=None, via="claimed")
+        out[:1] = [replace(first, cudnn_version=str(cudnn))]
+        note("toolkits", "toolkit.claimed_cudnn")
     return tuple(out)
 
 

@@ -33,6 +33,7 @@ PATHS: dict[str, str] = {
     # CUDA toolkits (nvcc --version, paths)
     "toolkit.nvcc_version": "str: version nvcc prints ('release 11.8, V11.8.89' -> '11.8.89')",
     "toolkit.claimed_version": "str: CUDA major.minor the user says is installed (issue template 'CUDA/cuDNN version', 'CUDA 12.4')",
+    "toolkit.claimed_cudnn": "str: the cuDNN version the user says is installed ('cuDNN 7.4.1')",
     "toolkit.dir": "str: an installed toolkit directory, e.g. /usr/local/cuda-11.8",
     # TensorFlow
     "tensorflow.version": "str: TensorFlow version, e.g. '2.15.0'",

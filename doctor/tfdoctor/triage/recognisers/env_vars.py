@@ -40,6 +40,11 @@ _DUMP_LINE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,60}=.{0,5000}")
 _EMPTY = re.compile(r"\b(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)\b`?\.?\s*(?:On my (?:system|machine|host),?\s*)?"
                     r"(?:it |which )?(?:is|was|gets|got) (?:set to )?(?:an? )?(?:explicit(?:ly)? )?empty\b")
 
+# ... and the value stated inside a sentence or a command: "I set CUDA_VISIBLE_DEVICES=1 before",
+# "CUDA_VISIBLE_DEVICES=0,1 python train.py" (a fact the user gives, judged by the check)
+_STATED = re.compile(r"(?<![\w$])(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)=(\"[^\"]{0,200}\"|'[^']{0,200}'"
+                     r"|[\w,-]{1,200})")
+
 
 def _obs(name: str, value: str, line: int) -> Observation:
     return Observation("env", (name, value), line, NAME)
@@ -69,6 +74,9 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
             echo = None
         if "VISIBLE_DEVICES" in t and (empty := _EMPTY.search(t)):
             yield _obs(empty.group(1), "", number)
+        elif "VISIBLE_DEVICES=" in t and not _ASSIGN.fullmatch(strip_prompt(t)) \
+                and (stated := _STATED.search(t)):
+            yield _obs(stated.group(1), _unquote(stated.group(2)), number)
         if "=" in t:
             yield from _assignment(t, number, dump_previous or _next_is_dump(lines, number))
         elif "echo" in t or "printenv" in t or "setx" in t:

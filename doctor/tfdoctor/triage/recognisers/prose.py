@@ -50,6 +50,10 @@ _PROGRAM_LINE = re.compile(r"\.(?:cc|cpp|h|py):\d+\]|^\s*File \"")
 # Version: 12.2" (the driver's), nor a sentence quoting what some release requires.
 _CUDA = re.compile(r"\b(?:CUDA(?:\s+toolkit)?|cudatoolkit)\s*(?:==|=|v)?\s*(?P<v>(?:9|1[0-3])\.\d)(?![\d])",
                    re.IGNORECASE)
+# "cuDNN 7.4.1", "cudnn version: 8.1": the cuDNN the user says is installed (judged per element,
+# against the build's cuDNN, when nothing else in the ticket shows the libraries).
+_CUDNN = re.compile(r"\bcudnn\s*(?:version)?\s*(?:==|=|:|v)?\s*v?(?P<v>[5-9]\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])",
+                    re.IGNORECASE)
 _NOT_INSTALLED = re.compile(r"Driver Version|NVIDIA-SMI|^\s*\||requir|need|support|compatib|recommend|"
                             r"tested|built|compiled|\bfor CUDA|instead of", re.IGNORECASE)
 # An NVIDIA Jetson (an Arm board with an integrated GPU): by name or by its own tools
@@ -111,6 +115,9 @@ def _claims(line: str) -> Iterator[tuple[str, object]]:
     cuda = _CUDA.search(line)
     if cuda and (_MINE.search(line) or not _NOT_INSTALLED.search(line)):
         yield "toolkit.claimed_version", cuda.group("v")
+    cudnn = _CUDNN.search(line)
+    if cudnn and not _NOT_INSTALLED.search(line):
+        yield "toolkit.claimed_cudnn", cudnn.group("v")
     gpu = _GPU.search(line) or (_BARE_MODEL.search(line) if _GPU_WORDS.search(line) else None)
     if gpu:
         yield "intent.gpu", gpu.group("g")

@@ -1,0 +1,71 @@
+"""Unknown is judged per element (issue 20, item 4): a value the ticket states is judged even when
+the rest of its area is unknown, through the real `tfdoctor triage`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from tfdoctor.cli import cli
+
+
+def _findings(ticket: str) -> dict[str, dict]:
+    result = CliRunner().invoke(cli, ["triage", "--json", "-"], input=ticket)
+    return {f["id"]: f for f in json.loads(result.stdout)["findings"]}
+
+
+@pytest.mark.parametrize("sentence", [
+    "I set CUDA_VISIBLE_DEVICES=1 before running the script",
+    "Running with CUDA_VISIBLE_DEVICES=\"2,3\" python train.py gives no GPU",
+])
+def test_a_stated_visibility_that_leaves_gpu_0_out_is_judged(sentence: str) -> None:
+    """CUDA_VISIBLE_DEVICES=1 in a sentence, with no nvidia-smi: TensorFlow sees none of the GPUs of a
+    machine that has only GPU 0, so the ticket gets a warning naming the value, not silence."""
+    hit = _findings(sentence + "\n")["cuda-visible-devices-hides-some"]
+    assert hit["severity"] == "warning"
+    assert "hides GPU 0" in hit["message"]
+    assert hit["evidence"]["driver.gpu_count"] == "unknown"
+
+
+def test_a_stated_malformed_visibility_is_an_error_without_the_gpu_list() -> None:
+    """A name CUDA cannot read ("gpu0") hides everything after it, whatever GPUs the machine has."""
+    hit = _findings("then CUDA_VISIBLE_DEVICES=gpu0 python train.py\n")["cuda-visible-devices-malformed"]
+    assert hit["severity"] == "error" and "'gpu0'" in hit["message"]
+
+
+def test_a_visibility_that_keeps_gpu_0_says_nothing_while_the_gpus_are_unknown() -> None:
+    """"0,1" is fine on any machine with GPUs: no finding for it."""
+    found = _findings("CUDA_VISIBLE_DEVICES=0,1 python train.py\n")
+    assert not [k for k in found if k.startswith("cuda-visible-devices")]
+
+
+def test_with_the_gpu_list_the_whole_judgement_applies() -> None:
+    """With nvidia-smi's list of one GPU, "1" hides all of them: the error of the full check."""
+    smi = ("+-----------------------------------------------------------------------------+\n"
+           "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+           "|-------------------------------+----------------------+----------------------+\n"
+           "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+           "|   0  NVIDIA GeForce RTX 3090  Off | 00000000:01:00.0 Off |                  N/A |\n"
+           "+-------------------------------+----------------------+----------------------+\n")
+    found = _findings(smi + "I set CUDA_VISIBLE_DEVICES=1 before running\n")
+    assert found["cuda-visible-devices-hides-all"]["severity"] == "error"
+
+
+def test_a_stated_cudnn_older_than_the_build_s_is_judged() -> None:
+    """The issue's example: cuDNN 7.4.1 stated beside TF 2.1 (built with cuDNN 7.6), nothing else
+    about the libraries: cuDNN refuses a lower minor at load time, so it is an error."""
+    found = _findings("tensorflow-gpu 2.1.0\ncuDNN 7.4.1\nCUDA 10.1\n")
+    hit = found["cudnn-wrong-version"]
+    assert hit["severity"] == "error"
+    assert hit["evidence"]["needs_cudnn"] == "7.6" and hit["evidence"]["cudnn"].startswith("7.4.1")
+
+
+@pytest.mark.parametrize("ticket", [
+    "tensorflow-gpu 2.1.0\ncuDNN 7.6.5\n",        # the build's major, a later minor: fine
+    "tensorflow 2.16.1\ncuDNN 8.1.0\n",           # pip era: the wheels bring cuDNN, not judged
+    "tensorflow 2.4.0\nTF 2.4 requires cuDNN 8.0\n",  # a requirement quoted, not what is installed
+])
+def test_a_stated_cudnn_that_fits_or_does_not_count_is_not_judged(ticket: str) -> None:
+    """Only a cuDNN the ticket says is installed, for a release that loads the system's, is judged."""
+    assert "cudnn-wrong-version" not in _findings(ticket)
