@@ -32,11 +32,13 @@ def test_four_gpus_with_their_bars_at_120x40() -> None:
         await settle(pilot)
         panel = app.screen.query_one(GpuPanel)
         assert panel.display and panel.border_title == "GPUs: 4"
-        assert panel.rows[0] == ("GPU", "name", "temp", "throttle", "matmul", "memory bw")
+        assert panel.rows[0] == ("GPU", "name", "memory", "temp", "throttle", "matmul",
+                                 "memory bw")
         assert [r[0] for r in panel.rows[1:]] == ["0", "1", "2", "3"]  # temperatures differ
-        assert panel.rows[1] == ("0", "A100-SXM4-80GB", "41C", "none", "bf16 ▇▇▇▇░░ 61 %",
-                                 "▇▇▇▇▇░ 83 %")
-        assert panel.rows[3][3:] == ("sw_thermal_slowdown; measuring: hw_thermal_slowdown",
+        assert panel.rows[1] == ("0", "A100-SXM4-80GB", "0.0/80.0 GiB", "41C", "none",
+                                 "bf16 ▇▇▇▇░░ 61 %", "▇▇▇▇▇░ 83 %")
+        assert panel.rows[3][2:] == ("3.5/80.0 GiB", "84C",
+                                     "sw_thermal_slowdown; measuring: hw_thermal_slowdown",
                                      "bf16 ▇▇░░░░ 32 %", "▇▇▇▇▇░ 81 %")
         text = screen_text(app)
         assert "bf16 ▇▇░░░░ 32 %" in text
@@ -76,7 +78,7 @@ def test_short_screen_shows_the_gpus_that_stand_out_first() -> None:
         await pilot.resize_terminal(120, 60)
         await pilot.pause()
         assert len(panel.rows) == 1 + 8 and panel.border_title == "GPUs: 8"
-        assert panel.rows[8][4] == "not measured (throughput recipe timeout: killed after the " \
+        assert panel.rows[8][5] == "not measured (throughput recipe timeout: killed after the " \
             "time limit of 60 s)"
 
     drive(app, scenario, size=(80, 24))
@@ -103,8 +105,8 @@ def test_quick_run_has_no_bar_columns() -> None:
     async def scenario(pilot):  # type: ignore[no-untyped-def]
         await settle(pilot)
         panel = app.screen.query_one(GpuPanel)
-        assert panel.rows[0] == ("GPU", "name", "temp", "throttle")
-        assert panel.rows[1:] == [("0-3", "H100 80GB HBM3", "?", "none")]  # alike: one row
+        assert panel.rows[0] == ("GPU", "name", "memory", "temp", "throttle")
+        assert panel.rows[1:] == [("0-3", "H100 80GB HBM3", "?/79.6 GiB", "?", "none")]  # alike
         assert panel.border_title == "GPUs: 4"
         assert panel.note.startswith("Throughput not measured: the smoke run did not run")
         assert panel.note in screen_text(app)

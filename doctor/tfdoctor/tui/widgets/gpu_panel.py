@@ -73,7 +73,7 @@ class GpuPanel(Static):
         """Draw the pictures' GPU table."""
         wide, fit = self._layout_shown = self._layout()
         measured = any(r.bars for r in table.rows)
-        heads = GPU_COLUMNS if wide else ("GPU", "name", "temp", "throttle")
+        heads = GPU_COLUMNS if wide else ("GPU", "name", "memory", "temp", "throttle")
         if measured:
             heads = (*heads, "matmul", "memory bw")
         rows = _fold(table.rows)
@@ -119,8 +119,8 @@ def _count(row: GpuRow) -> int:
 
 
 def _narrow(row: GpuRow) -> tuple[str, ...]:
-    index, name, _cc, _mem, _pcie, temp, _mig, throttle = row.cells
-    return index, name.removeprefix("NVIDIA "), temp, throttle
+    index, name, _cc, memory, _pcie, temp, _mig, throttle = row.cells
+    return index, name.removeprefix("NVIDIA "), memory, temp, throttle
 
 
 def _matmul(row: GpuRow) -> Bar | None:
