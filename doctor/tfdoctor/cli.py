@@ -162,14 +162,17 @@ def list_checks(as_json: bool) -> None:
 
 @cli.command()
 @click.argument("id", shell_complete=complete_ids)
-def explain(id: str) -> None:
+@click.option("--tf", "tf_version", metavar="VERSION",
+              help="Give the fix for this TensorFlow release (e.g. 2.11); without it, the rule.")
+@click.option("--windows", is_flag=True, help="... on native Windows.")
+def explain(id: str, tf_version: str | None, windows: bool) -> None:
     """Explain a finding id (the cause: what it means, how it is seen, what to do) or a check."""
     from tfdoctor.cluster.catalogue import explain_text
     from tfdoctor.errors import TfdoctorError
     from tfdoctor.knowledge.explain import explain_finding
     from tfdoctor.registry import all_checks
 
-    text = explain_finding(id)
+    text = explain_finding(id, tf_version, windows)
     if text is not None:
         click.echo(text, nl=False)
         return

@@ -102,3 +102,14 @@ def test_unknown_release_gets_the_rule_not_a_command() -> None:
     hint = _hint(f"{DLOPEN}\n", "tf-log-library-not-loaded")
     assert "<your version>" in hint
     assert not UNPINNED.search(hint)
+
+
+def test_explain_gives_the_fix_for_the_release_asked_for() -> None:
+    """`tfdoctor explain <cause> --tf 2.11` gives 2.11's fix; without --tf, the rule and no command
+    that would move TensorFlow; never a placeholder left in the text."""
+    for_211 = CliRunner().invoke(cli, ["explain", "tf-log-library-not-loaded", "--tf", "2.11"])
+    assert for_211.exit_code == 0 and "CUDA 11.2 and cuDNN 8.1" in for_211.output
+    rule = CliRunner().invoke(cli, ["explain", "tf-log-library-not-loaded"])
+    assert "<your version>" in rule.output and "{" not in rule.output
+    windows = CliRunner().invoke(cli, ["explain", "tf-log-library-not-loaded", "--tf", "2.12", "--windows"])
+    assert "WSL2" in windows.output

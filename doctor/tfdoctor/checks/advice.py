@@ -41,10 +41,10 @@ def and_cuda_requirement(version: Version) -> str:
 
 
 def cuda_libraries(facts: Facts) -> str:
-    """How this TensorFlow gets the CUDA libraries it loads."""
+    """How this TensorFlow gets the CUDA libraries it loads (a clause: it starts in lower case)."""
     hit = _release(facts)
     if hit is None:
-        return ("Install the CUDA libraries of your TensorFlow release: from 2.14 on Linux, pip install "
+        return ("install the CUDA libraries of your TensorFlow release: from 2.14 on Linux, pip install "
                 "'tensorflow[and-cuda]==<your version>'; before, the CUDA and cuDNN of the release's "
                 "tested build configuration (tensorflow.org/install/source#gpu)")
     version, row = hit

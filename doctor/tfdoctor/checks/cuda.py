@@ -164,7 +164,7 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             pip_copy = [p for p in lib.other_copies if "/nvidia/" in p]
             hint = ("A pip copy exists but TensorFlow's RUNPATH does not reach it: add its directory "
                     "to LD_LIBRARY_PATH (tfdoctor fix writes an activation hook)." if pip_copy else
-                    f"Install TensorFlow's CUDA libraries: {cuda_libraries_advice(facts)}.")
+                    f"For TensorFlow's CUDA libraries, {cuda_libraries_advice(facts)}.")
             if severity is Severity.INFO:
                 hint = ("Nothing to do unless you use XLA's NVSHMEM collectives; then install "
                         f"{nvidia_wheel('nvidia-nvshmem', facts)}.")

@@ -5,10 +5,13 @@ from __future__ import annotations
 from tfdoctor.knowledge import catalogue
 
 
-def explain_finding(finding_id: str) -> str | None:
-    """What the finding means, how tfdoctor sees it, what to do, what it explains and what
-    explains it, and the sources of its patterns; None for an id the catalogue does not know."""
+def explain_finding(finding_id: str, tf_version: str | None = None, windows: bool = False) -> str | None:
+    """What the finding means, how tfdoctor sees it, what to do (for this TensorFlow release and
+    platform when given), what it explains and what explains it, and the sources of its patterns;
+    None for an id the catalogue does not know."""
+    from tfdoctor.checks.advice import fill_hint
     from tfdoctor.registry import all_checks
+    from tfdoctor.triage import triage_facts
 
     known = catalogue()
     cause = known.causes.get(finding_id)
@@ -34,7 +37,11 @@ def explain_finding(finding_id: str) -> str | None:
     if cause.min_tf:
         lines += ["", f"Only a cause from TensorFlow {cause.min_tf} on."]
     if cause.hint:
-        lines += ["", f"What to do: {cause.hint}"]
+        # The release and platform read the way a ticket stating them is read.
+        stated = [f"tensorflow=={tf_version}" if tf_version else "", "OS: Windows 10" if windows else ""]
+        facts, _ = triage_facts(["\n".join(stated)])
+        lines += ["", f"What to do{f' (TensorFlow {tf_version})' if tf_version else ''}: "
+                      f"{fill_hint(cause.hint, facts)}"]
     if cause.link:
         lines.append(f"See: {cause.link}")
     by = known.explainers(cause.id, spec.id if spec else "")
