@@ -21,7 +21,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -51,17 +52,35 @@ def _area(text: str, source_file: str | None) -> str:
     return "tensorflow"
 
 
-def release_artefacts(families: Iterable[str]) -> dict[str, tuple[set[str], dict[str, str], list[str]]]:
-    """Per family: (binary strings, GPU-related Python sources, what they came from)."""
-    out = {}
+Release = tuple[set[str], dict[str, str], list[str]]
+"""One family's binary strings, GPU-related Python sources, and what they came from."""
+Artefacts = dict[str, Callable[[], Release]]
+"""Family -> its loader (a family's strings take hundreds of MB: one is loaded at a time)."""
+
+
+def release_artefacts(families: Iterable[str]) -> tuple[Artefacts, set[str]]:
+    """The families that have artefacts here, and those whose whole wheel they are (the others have
+    only tests/envs' libtensorflow_framework.so.2)."""
+    out: Artefacts = {}
+    whole = set()
     for fam in families:
-        got = art.cached_release(fam) or art.local_release(fam)
-        if got is not None:
-            out[fam] = got
-    return out
+        if (art.CACHE / fam / "strings.txt.gz").exists():
+            out[fam] = partial(_load, art.cached_release, fam)
+            whole.add(fam)
+        elif fam in art.VENVS and (art.ENVS / art.VENVS[fam]).is_dir():
+            out[fam] = partial(_load, art.local_release, fam)
+            whole.add(fam)
+        elif (art.ENVS / "frameworks" / art.RELEASES[fam][0]).is_dir():
+            out[fam] = partial(_load, art.local_release, fam)
+    return out, whole
 
 
-def mine_tensorflow(artefacts: dict[str, tuple[set[str], dict[str, str], list[str]]]) -> list[dict]:
+def _load(loader: Callable[[str], Release | None], fam: str) -> Release:
+    got = loader(fam)
+    return got if got is not None else (set(), {}, [])
+
+
+def mine_tensorflow(artefacts: Artefacts) -> list[dict]:
     """TensorFlow's and XLA's templates, each with the families whose artefacts contain it."""
     curated = load_toml(OUT / "tf_sources.toml")["template"]
     entries: dict[str, dict] = {}
@@ -74,7 +93,9 @@ def mine_tensorflow(artefacts: dict[str, tuple[set[str], dict[str, str], list[st
             "origin": "source",
         }
     py_found: dict[str, dict] = {}
-    for fam, (strings, python, _) in artefacts.items():
+    words = ex.anchor_words(t["text"] for t in curated)
+    for fam, load in artefacts.items():
+        strings, python, _ = load()
         for s in ex.binary_format_strings(strings):
             e = entries.setdefault(
                 s,
@@ -103,13 +124,12 @@ def mine_tensorflow(artefacts: dict[str, tuple[set[str], dict[str, str], list[st
                     },
                 )
                 e["releases"].add(fam)
-    # Confirm the curated templates release by release: all their literal fragments in the strings.
-    words = ex.anchor_words(t["text"] for t in curated)
-    for fam, (strings, _, _) in artefacts.items():
+        # Confirm the curated templates: all their literal fragments in this family's strings.
         index = ex.StringIndex(strings, words)
         for t in curated:
             if all(index.contains(f) for f in ex.fragments(t["text"])):
                 entries[t["text"]]["releases"].add(fam)
+        print(f"mined {fam}", file=sys.stderr, flush=True)
     for text, e in py_found.items():
         entries.setdefault(text, e)
     out = []
@@ -146,7 +166,7 @@ def classify(entries: list[dict], rules: list[dict]) -> list[dict]:
     return entries
 
 
-def mine_all(artefacts: dict) -> dict[str, list[dict]]:
+def mine_all(artefacts: Artefacts) -> dict[str, list[dict]]:
     """Every source's classified entries, keyed by source name (the TOML file's stem)."""
     entries = mine_tensorflow(artefacts) + fin.mine_finite()
     rules = load_toml(OUT / "classify.toml")["rule"]
@@ -179,29 +199,62 @@ def write_all(by_source: dict[str, list[dict]]) -> None:
         (OUT / f"{source}.toml").write_text(dump_entries(f"# {header}\n{KEEP_RULE}\n", items))
 
 
-def check(by_source: dict[str, list[dict]], families: set[str]) -> list[str]:
-    """Differences between the committed data and what the artefacts present here show."""
+def check(by_source: dict[str, list[dict]], full: set[str], partial: set[str]) -> list[str]:
+    """Differences between the committed data and what the artefacts present here can show.
+
+    A family whose whole wheel is here (the cache, or a tests/envs venv) must give exactly the
+    committed releases; one with only its framework library (tests/envs frameworks/) holds part of
+    the wheel, so what it shows must be committed, not the reverse. A finite vocabulary is compared
+    when the artefact here is the version the data was mined from.
+    """
     problems = []
-    for source, items in by_source.items():
+    for source in sorted(set(by_source) | set(SOURCES_WRITTEN)):
+        items = by_source.get(source, [])
         committed = {e["text"]: e for e in load_toml(OUT / f"{source}.toml").get("template", [])}
-        for e in items:
-            c = committed.get(e["text"])
-            if c is None:
-                if e["source"] in ("tensorflow", "xla") and not set(e["releases"]) <= families:
-                    continue
-                problems.append(f"{source}: not committed: {e['text'][:90]!r}")
+        mined = {e["text"]: e for e in items}
+        if source not in ("tensorflow", "xla"):
+            here = {r for e in items for r in e["releases"]}
+            there = {r for e in committed.values() for r in e.get("releases", [])}
+            if not items or here != there:
+                print(f"{source}: artefact here {sorted(here)}, data from {sorted(there)}: not compared",
+                      file=sys.stderr)  # fmt: skip
                 continue
-            seen_here = [r for r in c["releases"] if r in families]
-            if e["source"] in ("tensorflow", "xla") and sorted(set(e["releases"]) & families) != sorted(
-                set(seen_here)
-            ):
-                problems.append(
-                    f"{source}: releases differ for {e['text'][:70]!r}: "
-                    f"here {sorted(set(e['releases']) & families)}, committed {seen_here}"
-                )
+            for text in sorted(set(mined) ^ set(committed)):
+                where = "not committed" if text in mined else "not found here"
+                problems.append(f"{source}: {where}: {text[:90]!r}")
+        for text, e in mined.items():
+            c = committed.get(text)
+            if c is None:
+                if source in ("tensorflow", "xla"):
+                    problems.append(f"{source}: not committed: {text[:90]!r}")
+                continue
+            if source in ("tensorflow", "xla"):
+                here, there = set(e["releases"]), set(c["releases"])
+                if here & full != there & full or not (here & partial) <= there:
+                    problems.append(f"{source}: releases of {text[:70]!r}: here {sorted(here)}, "
+                                    f"committed {sorted(there & (full | partial))}")  # fmt: skip
             if (c.get("cause"), c.get("benign")) != (e.get("cause"), e.get("benign")):
-                problems.append(f"{source}: classification differs for {e['text'][:70]!r}")
+                problems.append(f"{source}: classification differs for {text[:70]!r}")
+        if source in ("tensorflow", "xla"):
+            for text, c in committed.items():
+                if text not in mined and set(c["releases"]) & full:
+                    problems.append(f"{source}: committed for {sorted(set(c['releases']) & full)}, "
+                                    f"not found here: {text[:70]!r}")  # fmt: skip
     return problems
+
+
+SOURCES_WRITTEN = (
+    "tensorflow",
+    "xla",
+    "cuda_driver",
+    "nvml",
+    "cudnn",
+    "nccl",
+    "keras",
+    "pip",
+    "tensorflow_gpu",
+    "container",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -215,11 +268,12 @@ def main(argv: list[str] | None = None) -> int:
             if art.cached_release(fam) is None:
                 print(f"fetching {fam}", file=sys.stderr, flush=True)
                 art.fetch_release(fam)
-    artefacts = release_artefacts(args.families)
-    print(f"artefacts for {len(artefacts)} families: {', '.join(artefacts)}", file=sys.stderr)
+    artefacts, whole = release_artefacts(args.families)
+    print(f"artefacts for {len(artefacts)} families: {', '.join(artefacts)}; whole wheels: "
+          f"{', '.join(sorted(whole, key=_family_key))}", file=sys.stderr)  # fmt: skip
     by_source = mine_all(artefacts)
     if args.check:
-        problems = check(by_source, set(artefacts))
+        problems = check(by_source, whole, set(artefacts) - whole)
         for line in problems:
             print(line, file=sys.stderr)
         return 1 if problems else 0

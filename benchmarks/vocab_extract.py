@@ -80,6 +80,21 @@ class StringIndex:
                 self.by_word[w].append(s)
 
     def contains(self, fragment: str) -> bool:
+        """The fragment is in one string, or spread over consecutive ones (`<< "trying " << "to "`)."""
+        if self._one(fragment):
+            return True
+        pieces = re.split(r"(?<=[ .,;:)])(?=\S)", fragment)
+        start = 0
+        while start < len(pieces):
+            for end in range(len(pieces), start, -1):
+                if self._one("".join(pieces[start:end])):
+                    start = end
+                    break
+            else:
+                return False
+        return True
+
+    def _one(self, fragment: str) -> bool:
         words = _WORD.findall(fragment)
         if not words:
             return True
@@ -88,7 +103,8 @@ class StringIndex:
 
 
 def anchor_words(texts: Iterable[str]) -> set[str]:
-    return {max(_WORD.findall(f), key=len) for t in texts for f in fragments(t)}
+    """Every word of the templates' fragments: what StringIndex indexes the strings by."""
+    return {w for t in texts for f in fragments(t) for w in _WORD.findall(f)}
 
 
 # --- Python sources ----------------------------------------------------------------------------

@@ -185,7 +185,7 @@ def _chunks(text: str) -> list[_Chunk]:
         pieces = re.split(r"(?<=\s)(?=\S)", value)
         for n, piece in enumerate(pieces):
             last = n == len(pieces) - 1
-            if piece[-1:].isspace() and not last:
+            if piece[-1:].isspace() and (not last or k + 1 < len(toks)):
                 # The space between two words opens the next chunk, so a line cut after a word
                 # (a paste, a wrap) ends a chunk cleanly.
                 word = piece.rstrip()
