@@ -66,6 +66,7 @@ _AND_CUDA = gated(re.compile(r"\btensorflow\[and-cuda\]", re.IGNORECASE))
 _CONDA = gated(re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE))
 
 
+_PACKAGE_KINDS = frozenset(f"python.package:{name}" for name in ("keras", "numpy", "protobuf"))
 _CLAIM_GATE = Gate(g.pattern for g in (_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU,
                                          _GPU_WORDS, _JETSON, _AND_CUDA, _CONDA))
 """Every pattern a claim needs (a bare model counts only beside _GPU_WORDS; the others only
@@ -87,7 +88,7 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     # "wsl2 in windows 11": Windows hosts WSL, whose TensorFlow is Linux's, wherever it is said
     wsl = any(_WSL.search(line, low) for _, line, low in prose)
     for number, line, low in prose:
-        for path, value in _claims(line, low):
+        for path, value in _claims(line, low, done):
             if wsl and (path, value) == ("platform.system", "Windows"):
                 continue
             if path == "intent.gpu" and value == "GPU":
@@ -101,45 +102,55 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
         yield generic
 
 
-def _claims(line: str, low: str) -> Iterator[tuple[str, object]]:
-    tf = _TF.search(line, low)
-    if tf:
-        yield "tensorflow.version", tf.group("v")
-    for package in (_PACKAGE.pattern.finditer(line) if _PACKAGE.could_match(line, low) else ()):
-        yield "python.package", (package.group("n").lower(), package.group("v"))
-    py = _PY.search(line, low)
-    if py:
-        yield "python.version", py.group("v")
-    wsl = _WSL.search(line, low)
-    if wsl:
-        yield "platform.is_wsl", True
-        yield "platform.system", "Linux"
-        if wsl.group("v"):
-            yield "platform.wsl_version", int(wsl.group("v"))
-    elif _WIN.search(line, low):
-        yield "platform.system", "Windows"
-    linux = _LINUX.search(line, low)
-    if linux:
-        yield "platform.system", "Linux"
-        yield "platform.distro", " ".join(p for p in (linux.group("d"), linux.group("v")) if p)
-    if _MAC.search(line, low):
+def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]:
+    """What the line claims, skipping the searches whose every kind is already done (recognise
+    keeps only the first claim of a kind)."""
+    if "tensorflow.version" not in done:
+        tf = _TF.search(line, low)
+        if tf:
+            yield "tensorflow.version", tf.group("v")
+    if not _PACKAGE_KINDS <= done:
+        for package in (_PACKAGE.pattern.finditer(line) if _PACKAGE.could_match(line, low) else ()):
+            yield "python.package", (package.group("n").lower(), package.group("v"))
+    if "python.version" not in done:
+        py = _PY.search(line, low)
+        if py:
+            yield "python.version", py.group("v")
+    if not {"platform.is_wsl", "platform.system", "platform.wsl_version"} <= done:
+        wsl = _WSL.search(line, low)
+        if wsl:
+            yield "platform.is_wsl", True
+            yield "platform.system", "Linux"
+            if wsl.group("v"):
+                yield "platform.wsl_version", int(wsl.group("v"))
+        elif _WIN.search(line, low):
+            yield "platform.system", "Windows"
+    if not {"platform.system", "platform.distro"} <= done:
+        linux = _LINUX.search(line, low)
+        if linux:
+            yield "platform.system", "Linux"
+            yield "platform.distro", " ".join(p for p in (linux.group("d"), linux.group("v")) if p)
+    if "platform.system" not in done and _MAC.search(line, low):
         yield "platform.system", "Darwin"
-    cuda = _CUDA.search(line, low)
-    if cuda and (_MINE.search(line, low) or not _NOT_INSTALLED.search(line, low)):
-        yield "toolkit.claimed_version", cuda.group("v")
-    cudnn = _CUDNN.search(line, low)
-    if cudnn and not _NOT_INSTALLED.search(line, low):
-        yield "toolkit.claimed_cudnn", cudnn.group("v")
-    gpu = _GPU.search(line, low) or (_BARE_MODEL.search(line, low) if _GPU_WORDS.search(line, low) else None)
-    if gpu:
-        yield "intent.gpu", gpu.group("g")
-    elif _GPU_WORDS.search(line, low):
-        yield "intent.gpu", "GPU"
-    if _JETSON.search(line, low):
+    if "toolkit.claimed_version" not in done:
+        cuda = _CUDA.search(line, low)
+        if cuda and (_MINE.search(line, low) or not _NOT_INSTALLED.search(line, low)):
+            yield "toolkit.claimed_version", cuda.group("v")
+    if "toolkit.claimed_cudnn" not in done:
+        cudnn = _CUDNN.search(line, low)
+        if cudnn and not _NOT_INSTALLED.search(line, low):
+            yield "toolkit.claimed_cudnn", cudnn.group("v")
+    if "intent.gpu" not in done:
+        gpu = _GPU.search(line, low) or (_BARE_MODEL.search(line, low) if _GPU_WORDS.search(line, low) else None)
+        if gpu:
+            yield "intent.gpu", gpu.group("g")
+        elif _GPU_WORDS.search(line, low):
+            yield "intent.gpu", "GPU"
+    if not {"platform.machine", "platform.system", "intent.gpu"} <= done and _JETSON.search(line, low):
         yield "platform.machine", "aarch64"
         yield "platform.system", "Linux"
         yield "intent.gpu", "Jetson"
-    if _AND_CUDA.search(line, low):
+    if "intent.and_cuda" not in done and _AND_CUDA.search(line, low):
         yield "intent.and_cuda", True
-    if _CONDA.search(line, low):
+    if "python.conda" not in done and _CONDA.search(line, low):
         yield "python.conda", True
