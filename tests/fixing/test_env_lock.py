@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -38,13 +39,17 @@ def fix_apply(python: Path, state: Path, *extra: str, env: dict[str, str] | None
 
 @pytest.fixture
 def broken_tf(tmp_path: Path) -> Iterator[Path]:
-    """A copy of the cached tf-cpu venv with protobuf 5.29.5 forced in, and the pause module."""
+    """A copy of the cached tf-cpu venv with protobuf 5.29.5 forced in, and the pause module;
+    removed after the test, pass or fail (1.6 GB by du, hard links into the cache)."""
     env = copy_env(cached_env("tf-cpu"), tmp_path / "venv")
-    pip(str(env / "bin" / "python"), "--no-deps", "protobuf==5.29.5")
-    add_pause(env)
-    yield env
-    for line in processes_using(env):  # nothing of ours may survive a test
-        os.kill(int(line.split(":")[0]), signal.SIGKILL)
+    try:
+        pip(str(env / "bin" / "python"), "--no-deps", "protobuf==5.29.5")
+        add_pause(env)
+        yield env
+    finally:
+        for line in processes_using(env):  # nothing of ours may survive a test
+            os.kill(int(line.split(":")[0]), signal.SIGKILL)
+        shutil.rmtree(env, ignore_errors=True)
 
 
 @pytest.mark.slow
