@@ -111,7 +111,8 @@ def mine_tensorflow(artefacts: Artefacts) -> list[dict]:
         for path, source in python.items():
             for text, level in ex.python_messages(source):
                 text = ex.clean_python_template(text)
-                if len(ex.fixed_text(text)) < 20 or not ex.GPU_WORDS.search(text):
+                gpu = ex.GPU_WORDS.search(text) or path.endswith(art.SELF_CHECK)
+                if len(ex.fixed_text(text)) < 20 or not gpu:
                     continue
                 e = py_found.setdefault(
                     text,

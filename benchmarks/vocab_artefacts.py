@@ -40,6 +40,8 @@ FAMILIES: tuple[str, ...] = tuple(RELEASES)
 # Full venvs setup.sh makes: their whole tensorflow package, not only the framework library.
 VENVS = {"2.21": "tf-cuda", "2.17": "tf-cuda-2-17"}
 
+# The Windows self-check TensorFlow runs before loading its libraries (read whatever it names).
+SELF_CHECK = "python/platform/self_check.py"
 # Python sources worth reading: they mention the GPU stack.
 _PY_GPU = re.compile(rb"GPU|CUDA|[Cc]u[Dd][Nn][Nn]|XLA|NCCL|TensorRT|nvidia|ptxas|libdevice")
 _STRING = re.compile(rb"[\x20-\x7e\t]{5,}")
@@ -115,7 +117,7 @@ def _python_sources(z: zipfile.ZipFile) -> dict[str, str]:
         if not n.endswith(".py") or "/_api/" in n or "_test.py" in n or "/include/" in n:
             continue
         data = z.read(n)
-        if _PY_GPU.search(data):
+        if _PY_GPU.search(data) or n.endswith(SELF_CHECK):
             out[n] = data.decode("utf-8", "replace")
     return out
 
@@ -203,7 +205,7 @@ def local_release(family: str) -> tuple[set[str], dict[str, str], list[str]] | N
             if "/_api/" in rel or "_test.py" in rel or "/include/" in rel:
                 continue
             data = p.read_bytes()
-            if _PY_GPU.search(data):
+            if _PY_GPU.search(data) or rel.endswith(SELF_CHECK):
                 python[rel] = data.decode("utf-8", "replace")
     else:
         fw = ENVS / "frameworks" / RELEASES[family][0] / "tensorflow" / "libtensorflow_framework.so.2"
@@ -226,6 +228,12 @@ def cached_release(family: str) -> tuple[set[str], dict[str, str], list[str]] | 
     with gzip.open(d / "python.json.gz", "rt", encoding="utf-8") as f:
         python = json.load(f)
     meta = json.loads((d / "meta.json").read_text())
+    # Caches written before the self-check was kept: take it from the family's venv where there is one.
+    tf = _venv_tf(VENVS[family]) if family in VENVS else None
+    if tf is not None and not any(k.endswith(SELF_CHECK) for k in python):
+        sc = tf / "python" / "platform" / "self_check.py"
+        if sc.exists():
+            python["tensorflow/" + SELF_CHECK] = sc.read_text(errors="replace")
     return strings, python, [meta["wheel"] + ":" + lib for lib in meta["libraries"]]
 
 

@@ -58,9 +58,15 @@ def guess_level(text: str) -> str:
 # --- binaries ----------------------------------------------------------------------------------
 
 
+# A string table entry can start with a few printable bytes of whatever precedes it ("33s?Failed to",
+# "@Cuda failure"): drop such a prefix when a capitalised word follows it.
+_JUNK = re.compile(r"^(?=[^%\[(\"'])[\x21-\x7e]{0,3}[^A-Za-z0-9\s%\[(\"'](?=[A-Z][A-Za-z]+\b)")
+
+
 def binary_format_strings(strings: Iterable[str]) -> Iterator[str]:
     """Complete printf-style templates of the GPU stack among a binary's strings."""
     for s in strings:
+        s = _JUNK.sub("", s)
         if len(s) < 16 or len(s) > 600 or " " not in s.strip() or not PLACEHOLDER.search(s):
             continue
         if "{" in s or not GPU_WORDS.search(s) or _NOT_A_MESSAGE.search(s.strip()):

@@ -21,6 +21,7 @@ import click
 from tfdoctor import __version__
 from tfdoctor.cluster.command import cluster
 from tfdoctor.cmdkit import (
+    TARGET_DEFAULT,
     ToolFailure,
     check_writable,
     diagnose_with_progress,
@@ -64,8 +65,7 @@ class DoctorGroup(click.Group):
 @click.option("--kernel", metavar="NAME",
               help="Diagnose Jupyter kernel NAME as it starts: its argv's Python, its env block.")
 @click.option("--python", "python", metavar="PATH",
-              help="Interpreter whose TensorFlow to diagnose (default: the active $VIRTUAL_ENV, "
-                   "then $CONDA_PREFIX, else tfdoctor's own).")
+              help=f"Interpreter whose TensorFlow to diagnose ({TARGET_DEFAULT}).")
 @click.option("--save", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Also save the collected facts to FILE (replay it with `tfdoctor replay`).")
 @click.option("--no-tui", is_flag=True, help="Plain text even on a terminal.")

@@ -39,6 +39,11 @@ def judge_options(func: Any) -> Any:
     return prometheus_option(func)
 
 
+TARGET_DEFAULT = ("default: tfdoctor's own when it has TensorFlow, else the active $VIRTUAL_ENV, "
+                  "then $CONDA_PREFIX, else tfdoctor's own")
+"""What target_python picks without --python, in the words every command's --python help uses."""
+
+
 def resolve_python(value: str | None) -> str:
     """The target interpreter's path; a bad one is a usage error, not a finding."""
     return target_python(value)[0]

@@ -206,6 +206,25 @@ class DriverFacts:
     """UEFI Secure Boot state (efivars SecureBoot); None when not readable or not UEFI."""
     nvidia_smi_error: str | None = None
     """First line nvidia-smi printed when it failed (it was run only because NVML failed)."""
+    topology: TopologyFacts | None = None
+    """How the GPUs reach each other (NVLink, P2P), read when NVML lists two or more; None with
+    fewer, when NVML failed, or in documents from before the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class TopologyFacts:
+    """The interconnect NCCL will use between a machine's GPUs, as NVML reports it."""
+
+    nvlink: tuple[tuple[bool, ...] | None, ...] = ()
+    """Per GPU (NVML's order), each NVLink link's state (nvmlDeviceGetNvLinkState: True active);
+    () for a board without NVLink; None where NVML could not say."""
+    p2p_read: tuple[tuple[str | None, ...], ...] | None = None
+    """[a][b]: nvmlDeviceGetP2PStatus(READ) from GPU a to GPU b: ok, chipset-not-supported,
+    gpu-not-supported, ioh-topology-not-supported, disabled-by-regkey, not-supported, unknown;
+    None on the diagonal and where the call failed."""
+    p2p_nvlink: tuple[tuple[str | None, ...], ...] | None = None
+    """[a][b]: nvmlDeviceGetP2PStatus(NVLINK), the same words: "ok" where the pair talks over
+    NVLink."""
 
 
 @dataclass(frozen=True, slots=True)

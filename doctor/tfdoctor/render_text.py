@@ -7,6 +7,7 @@ from dataclasses import replace
 import click
 
 from tfdoctor.docload import printable
+from tfdoctor.facts import RecipeResult, SmokeFacts
 from tfdoctor.findings import CheckStatus, Finding, Severity
 from tfdoctor.report import Report
 
@@ -119,7 +120,30 @@ def render_group(group: list[Finding], color: bool) -> list[str]:
 
 
 RECIPE_BADGE = {"passed": "[ok]", "failed": "[XX]", "error": "[XX]", "timeout": "[??]",
-                "crashed": "[??]", "skipped": "[--]", "not-run": "[--]"}
+                "crashed": "[??]", "skipped": "[--]", "not-run": "[--]", "not-applicable": "[--]"}
+
+GPU_ONLY_RECIPES = {"tensor-cores": "no GPU: Tensor Cores are a GPU feature"}
+"""Recipes that measure a GPU feature: run on a CPU they show nothing about it."""
+
+
+def recipe_status(r: RecipeResult) -> tuple[str, str | None]:
+    """The status a recipe is shown with, and why when it differs from the recorded one: a
+    GPU-only measure that ran on a CPU is not-applicable, never "[ok]" (the text and Markdown
+    reports share this)."""
+    device = r.device or ""
+    if r.status == "passed" and r.name in GPU_ONLY_RECIPES and device and \
+            not device.upper().startswith("GPU"):
+        return "not-applicable", GPU_ONLY_RECIPES[r.name]
+    return r.status, None
+
+
+def smoke_outcome(s: SmokeFacts) -> str:
+    """How the smoke run ended, in words that agree with its recipes: a child that ran to its
+    end after `import tensorflow` failed did not complete the smoke work."""
+    imported = s.recipe("import")
+    if imported is not None and imported.status == "error":
+        return "import tensorflow failed"
+    return s.outcome
 
 
 def render_smoke(report: Report) -> list[str]:
@@ -128,12 +152,14 @@ def render_smoke(report: Report) -> list[str]:
     if smoke is None:
         return []
     tf = f"TensorFlow {smoke.tf_version}" if smoke.tf_version else "TensorFlow"
-    lines = [printable(f"Smoke work ({tf} in {smoke.python}, {smoke.seconds:.1f} s, {smoke.outcome}):")]
+    lines = [printable(f"Smoke work ({tf} in {smoke.python}, {smoke.seconds:.1f} s, "
+                       f"{smoke_outcome(smoke)}):")]
     for r in smoke.recipes:
+        status, why = recipe_status(r)
         numbers = ", ".join(f"{k}={v:.3g}" for k, v in list(r.metrics.items())[:3])
         took = f"{r.seconds:.2f} s" if r.seconds is not None else ""
-        lines.append(printable(f"  {RECIPE_BADGE.get(r.status, '[??]')} {r.name:<22} "
-                               f"{r.device or '':<8} {took:>8}  {numbers or (r.detail or '')}"
+        lines.append(printable(f"  {RECIPE_BADGE.get(status, '[??]')} {r.name:<22} "
+                               f"{r.device or '':<8} {took:>8}  {why or numbers or (r.detail or '')}"
                                .rstrip()))
     return lines + [""]
 

@@ -140,6 +140,7 @@ ADDED_LATER: set[tuple[str, str]] = {
     ("CudaDriverFacts", "copied_over"),
     ("GpuFacts", "memory_used_mib"),
     ("ToolkitFacts", "cudnn_version"),
+    ("DriverFacts", "topology"),
 }
 
 

@@ -158,10 +158,11 @@ def test_a_live_holder_on_this_host_is_named_and_kept(small_env: Path, tmp_path:
 
 
 def test_a_distribution_without_metadata_stops_the_apply_before_pip(small_env: Path,
-                                                                   tmp_path: Path):
+                                                                   tmp_path: Path,
+                                                                   state_dir: Path):
     """The TypeError itself: pip's resolver dies on a .dist-info with no METADATA (what another
     pip's install looks like half-way, or one cut short). The apply now names that directory in
-    one line before pip runs, exit 2, and changes nothing."""
+    one line before pip runs, exit 2, changes nothing and leaves no journal."""
     site = next(small_env.glob("lib/python3*/site-packages"))
     half = site / "protobuf-7.36.2.dist-info"
     half.mkdir()
@@ -181,3 +182,4 @@ def test_a_distribution_without_metadata_stops_the_apply_before_pip(small_env: P
     assert str(half) in line and "no name or version in its metadata" in line, line
     assert "TypeError" not in done.stderr
     assert tree_hash(small_env) == before
+    assert not list(state_dir.rglob("journal.json"))

@@ -20,6 +20,7 @@ from tfdoctor.facts import (
 )
 
 RECORDED = Path(__file__).parents[1] / "recorded"
+TOPOLOGIES = Path(__file__).parents[1] / "cluster" / "topologies"
 A100 = "NVIDIA A100-SXM4-80GB"
 H100 = "NVIDIA H100 80GB HBM3"
 
@@ -97,3 +98,20 @@ def save(facts: Facts, path: Path) -> Path:
     """The facts as `tfdoctor --save` writes them (the replay format)."""
     path.write_text(json.dumps(facts.to_dict()))
     return path
+
+
+def probed_driver(tmp_path: Path, topology: str):  # type: ignore[no-untyped-def]
+    """DriverFacts read by the real NVML child from the NVML stub with a recorded topology of
+    tests/cluster/topologies (an HGX H100 node, one with a link down, L40S behind an IOMMU)."""
+    from fakegpu.machine import FakeMachine
+    from tfdoctor.probes.driver import probe_driver
+
+    machine = FakeMachine(tmp_path)
+    machine.kernel_module("550.90.07")
+    machine.nvml(json.loads((TOPOLOGIES / topology).read_text()))
+    return probe_driver(machine.host(), [])
+
+
+def eight_h100_link_down(tmp_path: Path) -> Facts:
+    """eight_h100's smoke run on the probed HGX node whose GPU 3 has two NVLink links down."""
+    return replace(eight_h100(), driver=probed_driver(tmp_path, "hgx-h100-link-down.json"))

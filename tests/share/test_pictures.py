@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -227,8 +228,6 @@ def test_cluster_text_draws_the_straggler_through_the_cli(charset, bar):
 def test_tensorflow_devices_map_to_the_gpus_cuda_visible_devices_leaves():
     """CUDA_VISIBLE_DEVICES=2,3: TensorFlow's GPU:0 is NVML's GPU 2, so its bars go on row 2;
     rows 0 and 1 were not measured; a device whose model names another GPU is not attached."""
-    from dataclasses import replace
-
     from picture_fixtures import A100, smoke, throughput
     from tfdoctor.facts import SmokeDevice
 
@@ -252,8 +251,6 @@ def test_tensorflow_devices_map_to_the_gpus_cuda_visible_devices_leaves():
 def test_memory_used_comes_from_nvml_through_the_real_probe(tmp_path):
     """The NVML child reads nvmlDeviceGetMemoryInfo_v2's `used` from the stub library: the
     facts carry it and the GPU table shows used/total; a GPU with nothing on it reads 0.0."""
-    from dataclasses import replace
-
     from fakegpu.machine import FakeMachine
     from tfdoctor.probes.driver import probe_driver
 
@@ -267,3 +264,39 @@ def test_memory_used_comes_from_nvml_through_the_real_probe(tmp_path):
     table = gpu_table(replace(four_unmeasured(), driver=driver))
     assert table is not None
     assert [r.cells[3] for r in table.rows] == ["70.0/79.6 GiB", "0.0/79.6 GiB"]
+
+
+def test_the_machines_topology_beside_the_busbw_it_predicts(tmp_path):
+    """8x H100 whose GPU 3 has 2 of 18 NVLink links down, read through the real NVML child from
+    the stub: the text report draws the matrix (NV16 on GPU 3's pairs) and the measured busbw
+    against the ~320 GB/s those links predict; the Markdown report has the same matrix."""
+    from picture_fixtures import eight_h100_link_down
+
+    facts = eight_h100_link_down(tmp_path / "machine")
+    lines = replay_text(facts, tmp_path)
+    matrix = section(lines, "GPU topology of this machine (NVML (NVLink states, P2P status)):")
+    assert matrix[1].split() == [f"GPU{i}" for i in range(8)]
+    assert matrix[5].split() == ["GPU3", "NV16", "NV16", "NV16", "X", "NV16", "NV16", "NV16", "NV16"]
+    assert matrix[2].split()[:5] == ["GPU0", "X", "NV18", "NV18", "NV16"]
+    assert matrix[-1] == (
+        "  all-reduce busbw  ▇▇▇▇▇▇▇▇▇▇  360.0 GB/s measured = 112 % of the ~320 GB/s predicted "
+        "(NVLink, 16 active link(s) per GPU (400 GB/s))")
+    assert not any(line.startswith("  all-reduce  ") for line in lines)  # said once, here
+    saved = save(facts, tmp_path / "facts.json")
+    md = invoke("report", "--from", str(saved), "--preview").stdout.splitlines()
+    assert "### GPU topology of this machine (NVML (NVLink states, P2P status))" in md
+    assert "| GPU3 | `NV16` | `NV16` | `NV16` | `X` | `NV16` | `NV16` | `NV16` | `NV16` |" in md
+
+
+def test_pcie_machine_behind_an_iommu_reads_sys(tmp_path):
+    """4x L40S whose P2P is blocked (IOH topology): SYS between every pair, and with nothing
+    measured the prediction alone, from PCIe gen 4 x16."""
+    from picture_fixtures import probed_driver
+
+    driver = probed_driver(tmp_path, "pcie-l40s-iommu.json")
+    table = gpu_table(replace(four_unmeasured(), driver=driver))
+    assert table is not None and table.topology is not None
+    assert {c for row in table.topology.cells for c in row} == {"X", "SYS"}
+    assert table.topology.busbw is not None
+    assert table.topology.busbw.text == ("not measured; the topology predicts ~26 GB/s "
+                                         "(PCIe gen 4 x16 (32 GB/s))")

@@ -156,3 +156,16 @@ def test_quick_run_page_has_the_table_and_no_chart(tmp_path):
     page = write_page(tmp_path, four_unmeasured).read_text()
     assert '<table id="gpu-table">' in page and "<svg" not in page
     assert "Throughput not measured: the smoke run did not run" in page
+
+
+def test_the_topology_matrix_and_its_busbw_bar_in_the_page(tmp_path):
+    """The probed HGX node with a link down: the page has the matrix as a table and the
+    measured-against-predicted busbw as its own SVG bar."""
+    from picture_fixtures import eight_h100_link_down
+
+    page = write_page(tmp_path, lambda: eight_h100_link_down(tmp_path / "machine"))
+    dom = chromium(page, tmp_path, "--dump-dom").stdout
+    assert '<table id="topology-matrix">' in dom and dom.count("<td>NV16</td>") == 14
+    assert '<svg id="allreduce-busbw"' in dom
+    assert re.search(r'<rect class="bar ok" data-fraction="1\.1250"', dom)
+    assert "360.0 GB/s measured = 112 % of the ~320 GB/s predicted" in dom

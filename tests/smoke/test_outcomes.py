@@ -107,13 +107,14 @@ def test_no_gpu_visible_to_tensorflow_is_not_run_when_one_was_expected():
 
 def test_cpu_only_machine_is_not_applicable_not_passed():
     """No GPU anywhere and none expected: the GPU checks are [--], never "[ok] Tensor Cores are
-    used"; the verdict stays healthy."""
+    used" nor "[ok] TensorFlow sees the GPUs" (issue 22: it saw none); the verdict stays
+    healthy."""
     smoke = completed(CPU, cuda=False)
     got = statuses(smoke)
     assert got["smoke-tensor-cores"] is CheckStatus.NOT_APPLICABLE
     assert got["smoke-throughput"] is CheckStatus.NOT_APPLICABLE
     assert build_report(make_facts(smoke)).verdict == "healthy"
-    assert statuses(smoke, driver=DriverFacts())["smoke-gpus"] is CheckStatus.PASSED
+    assert statuses(smoke, driver=DriverFacts())["smoke-gpus"] is CheckStatus.NOT_APPLICABLE
 
 
 def test_expect_gpus_on_a_cpu_machine_makes_gpu_checks_not_run():
@@ -162,12 +163,13 @@ def test_real_budget_exhausted_run_is_incomplete(tf_cpu_python: str):
 def test_real_runs_give_each_smoke_check_its_status(cpu_smoke: SmokeFacts,
                                                      cuda_smoke: SmokeFacts):
     """Statuses, not only "no warning": a finished tensorflow-cpu run on this GPU-less machine
-    passes what ran and is [--] for the GPU measurements; the CUDA build without a driver warns
+    passes what ran and is [--] for the GPU checks (smoke-gpus too: no GPU, none expected, a
+    CPU-only build: nothing said "sees the GPUs"); the CUDA build without a driver warns
     that TensorFlow sees no GPU and leaves the GPU measurements [--] (none was expected)."""
     cpu = {o.check: o.status for o in build_report(make_facts(cpu_smoke)).outcomes
            if o.area == "smoke"}
     assert cpu == {
-        "smoke-run": CheckStatus.PASSED, "smoke-gpus": CheckStatus.PASSED,
+        "smoke-run": CheckStatus.PASSED, "smoke-gpus": CheckStatus.NOT_APPLICABLE,
         "smoke-log": CheckStatus.PASSED, "smoke-recipes": CheckStatus.PASSED,
         "smoke-tensor-cores": CheckStatus.NOT_APPLICABLE,
         "smoke-throughput": CheckStatus.NOT_APPLICABLE, "smoke-multi-gpu": CheckStatus.PASSED}

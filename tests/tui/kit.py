@@ -51,7 +51,7 @@ def crashed_report() -> Report:
         raise KeyError("sm_90a")
 
     spec = CheckSpec("tf-compute-table", "Compute capability table", "tensorflow", broken,
-                     (), (), None)
+                     (), None)
     crashed = run_check(spec, report.facts, report.config)
     return replace(report, outcomes=(*report.outcomes, crashed),
                    findings=(*report.findings, *crashed.findings))

@@ -124,3 +124,19 @@ def test_no_gpu_no_panel() -> None:
         assert "GPUs:" not in screen_text(app)
 
     drive(app, scenario, size=(80, 24))
+
+
+def test_links_line_names_the_pairs_and_the_busbw(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The probed HGX node with GPU 3's links down: one line under the rows counts the pairs by
+    link and puts the measured busbw beside the prediction."""
+    from picture_fixtures import eight_h100_link_down
+
+    app = make_app(Loader(judge(eight_h100_link_down(tmp_path))))
+
+    async def scenario(pilot):  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        panel = app.screen.query_one(GpuPanel)
+        assert panel.note.startswith("links: NV18 (21 pairs), NV16 (7 pairs); all-reduce 360.0 "
+                                     "GB/s measured = 112 % of the ~320 GB/s predicted")
+
+    drive(app, scenario, size=(200, 60))

@@ -28,7 +28,7 @@ def test_progress_streams_while_the_run_is_under_way() -> None:
         app._progress("smoke: matmul on GPU:0", 0.25)  # what the smoke runner calls
         await _until(pilot, lambda: "matmul" in screen_text(app))
         text = screen_text(app)
-        assert "Diagnosing ... 2 of 6 probe areas done" in text
+        assert "Diagnosing ... 2 of 8 probe areas done" in text
         assert "+ driver" in text and ". cuda-driver" in text and "+ target" in text
         assert "smoke: matmul on GPU:0" in text and "of 60 s limit" in text and "(25% done)" in text
         assert "Waiting for the checks" in text and "[..]" in text

@@ -244,6 +244,10 @@ def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     seen = [d for d in s.devices if d.device_type == "GPU"]
     present = len(facts.driver.gpus)
     expected = config.expect_gpus if config.expect_gpus is not None else present
+    if not seen and not expected and not s.is_cuda_build:
+        # Nothing here says "sees the GPUs": no GPU, none expected, a CPU-only build. [ok]
+        # would claim what was never shown.
+        raise NotApplicable("no GPU here and none expected, and this TensorFlow is CPU-only")
     reasons = [c for c in s.causes if c.id in CAUSES and CAUSES[c.id].explains_no_gpu]
     evidence = {"tensorflow_gpus": str(len(seen)), "nvml_gpus": str(present)}
     for i, cause in enumerate(reasons[:4]):

@@ -161,12 +161,19 @@ def check_multi_gpu(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         raise NotRun("the multi-device recipe failed (see smoke-recipes)")
     kind = r.info.get("cross_device_ops", "?")
     if kind != "nccl":
+        # Say what TensorFlow used, not a guess: NVML may list 4 GPUs while TensorFlow used
+        # fewer (CUDA_VISIBLE_DEVICES, a missing library) or another cross-device op.
+        devices = r.info.get("devices", "?")
+        used = sum(d.upper().startswith("GPU") for d in devices.split(","))
+        why = (f"TensorFlow's strategy had {used} GPU(s) to use" if used < 2
+               else f"TensorFlow's strategy chose {kind} for {used} GPUs")
+        listed = f" (NVML lists {len(facts.driver.gpus)})" if facts.driver.gpus else ""
         yield Finding(
             "nccl-not-run",
             Severity.INFO,
-            "NCCL was not exercised: fewer than two GPUs; the strategy path ran with "
-            f"{kind} over {r.info.get('devices', '?')}.",
-            {"cross_device_ops": kind},
+            f"NCCL was not exercised: {why}{listed}; the strategy path ran with "
+            f"{kind} over {devices}.",
+            {"cross_device_ops": kind, "devices": devices},
         )
         return
     n = int(r.metrics.get("replicas", 0))

@@ -170,8 +170,17 @@ def size_rows(doc: dict[str, Any]) -> tuple[str, list[tuple[tuple[str, ...], boo
     return f"{chief['task']}'s figures, {chief.get('collective') or '?'}, {len(workers)} worker(s)", rows
 
 
+def root_index(doc: dict[str, Any]) -> int | None:
+    """The index of the one finding that is the verdict's root cause: the first with its id and
+    no cause of its own (two workers' findings may share that id; only one is the root)."""
+    root = doc["verdict"].get("root_cause")
+    return next((i for i, f in enumerate(doc["findings"])
+                 if f["id"] == root and not f.get("caused_by")), None)
+
+
 def finding_title(f: dict[str, Any], root: str | None) -> str:
-    """Glyph, severity, id and its place in the causal chain."""
+    """Glyph, severity, id and its place in the causal chain (`root`: the root cause's id, given
+    for the finding at root_index only)."""
     place = "  root cause" if f["id"] == root and not f.get("caused_by") else (
         f"  because of {f['caused_by']}" if f.get("caused_by") else ""
     )

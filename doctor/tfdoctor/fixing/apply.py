@@ -88,8 +88,6 @@ def apply_plan(plan: FixPlan, confirm: Confirm, confirm_root: Confirm, *,
     cancel = cancel or CancelToken()
     with env_lock(plan.prefix, what):
         require_finished(plan.prefix)
-        if any(s.kind == "pip" for s in plan.steps):
-            pipstate.require_whole(plan.python, cancel)
         journal = Journal.create(plan.python, plan.prefix, plan.to_dict())
         try:
             result = _apply_steps(plan, journal, confirm, confirm_root, allow_root, cancel)
@@ -202,8 +200,12 @@ def _state_failed(journal: Journal, plan: FixPlan, exc: OutputFileError) -> Outp
 def _apply_steps(plan: FixPlan, journal: Journal, confirm: Confirm, confirm_root: Confirm,
                  allow_root: bool, cancel: CancelToken) -> ApplyResult:
     if any(s.kind == "pip" for s in plan.steps):
-        journal.set(pip_before=pipstate.installed(plan.python, cancel),
-                    freeze_before=pipstate.freeze(plan.python, cancel))
+        try:
+            have = pipstate.installed(plan.python, cancel, whole=True)
+        except FixError:
+            journal.discard()  # nothing was changed: no journal left behind either
+            raise
+        journal.set(pip_before=have, freeze_before=pipstate.freeze(plan.python, cancel))
         manifest.save(journal, manifest.package_dirs(
             plan.python, lambda argv: run_guarded(argv, timeout=60, cancel=cancel)))
     results: list[StepResult] = []

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from tfdoctor.cmdkit import TARGET_DEFAULT
+
 if TYPE_CHECKING:
     from tfdoctor.fixing.model import FixPlan, FixStep
     from tfdoctor.report import Report
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.option("--python", "python", metavar="PATH",
-              help="Interpreter whose environment to fix (default: tfdoctor's own).")
+              help=f"Interpreter whose environment to fix ({TARGET_DEFAULT}).")
 @click.option("--apply", "do_apply", is_flag=True, help="Apply the plan (asks before each step).")
 @click.option("--yes", "-y", is_flag=True, help="Answer yes for every step that needs no root.")
 @click.option("--allow-root", is_flag=True,

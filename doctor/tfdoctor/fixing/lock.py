@@ -70,7 +70,7 @@ def env_lock(prefix: str, what: str) -> Iterator[None]:
         except OSError as exc:
             if exc.errno not in NOT_OURS:
                 raise OutputFileError(path, exc.strerror or str(exc)) from None
-            path = None  # read-only to us: nobody else may hold it, then the state directory
+            path = None  # not ours to write: the state directory's, unless the env's is held
             running = holder(prefix)
             if running is not None:
                 raise Busy(_busy_words(prefix, running)) from None
@@ -135,10 +135,10 @@ def _take_over_if_stale(path: Path, tmp: Path, prefix: str) -> bool:
     """Replace the lock file at `path` by ours (`tmp`) when its holder is gone; Busy when it is
     not; False when the file changed under us (try again)."""
     try:
-        fd = os.open(path, os.O_RDWR)
-        mode = fcntl.LOCK_EX
-    except PermissionError:  # another user's file (0644): a shared lock still meets theirs
-        fd, mode = os.open(path, os.O_RDONLY), fcntl.LOCK_SH
+        try:
+            fd, mode = os.open(path, os.O_RDWR), fcntl.LOCK_EX
+        except PermissionError:  # another user's file (0644): a shared lock still meets theirs
+            fd, mode = os.open(path, os.O_RDONLY), fcntl.LOCK_SH
     except FileNotFoundError:
         return False
     try:

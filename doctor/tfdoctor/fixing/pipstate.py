@@ -41,20 +41,22 @@ def _child(python: str, names: list[str], cancel: CancelToken | None = None) -> 
         raise FixError(f"cannot list the packages of {python}: {why}") from None
 
 
-def installed(python: str, cancel: CancelToken | None = None) -> dict[str, str]:
-    """Canonical name -> version of every distribution the target interpreter sees."""
-    return dict(_child(python, [], cancel)["dists"])
+def installed(python: str, cancel: CancelToken | None = None, *,
+              whole: bool = False) -> dict[str, str]:
+    """Canonical name -> version of every distribution the target interpreter sees.
 
-
-def require_whole(python: str, cancel: CancelToken | None = None) -> None:
-    """FixError naming them when distributions of the target have no name or version in their
-    metadata: pip would die on them ("TypeError: expected string or bytes-like object")."""
-    broken = _child(python, [], cancel).get("broken") or []
-    if broken:
+    whole: FixError naming them when some have no name or version in their metadata (another
+    pip installing right now, or an install cut short): pip's resolver would die on them with
+    "TypeError: expected string or bytes-like object".
+    """
+    listing = _child(python, [], cancel)
+    broken = listing.get("broken") or []
+    if whole and broken:
         raise FixError(f"{', '.join(map(str, broken[:3]))} has no name or version in its metadata "
                        "(another pip is installing into this environment now, or an install was "
                        "cut short): pip cannot run here until it finishes or that directory is "
                        "removed; nothing was changed")
+    return dict(listing["dists"])
 
 
 def freeze(python: str, cancel: CancelToken | None = None) -> str:

@@ -7,7 +7,8 @@ recipes) and the GPU spec table (compat_tables/gpus.toml); nothing is measured h
 from __future__ import annotations
 
 from tfdoctor.facts import Facts, GpuFacts, NvmlSample, RecipeResult
-from tfdoctor.pictures.model import Bar, GpuRow, GpuTable
+from tfdoctor.pictures.model import Bar, GpuRow, GpuTable, TopologyMatrix
+from tfdoctor.pictures.topology import topology_matrix
 
 LOW_PCT = 50.0
 """A bar under this share of its spec peak is flagged "low" (the same line as the
@@ -40,13 +41,32 @@ def gpu_table(facts: Facts) -> GpuTable | None:
         result = measured.get(g.index)
         bars = () if note else _bars(g, result, sources)
         rows.append(_row(g, result, bars))
+    allreduce = _allreduce(facts)
+    matrix = _topology(facts, allreduce.value if allreduce else None)
     return GpuTable(
         rows=tuple(rows),
         peak_source=", ".join(dict.fromkeys(sources)) or None,
         note=note,
-        allreduce=_allreduce(facts),
+        allreduce=None if matrix else allreduce,
         unmatched=tuple(unmatched),
+        topology=matrix,
     )
+
+
+def _topology(facts: Facts, busbw: float | None) -> TopologyMatrix | None:
+    """The machine's topology facts in the cluster's `topology[]` shape, as a matrix (one
+    reading of them: pictures/topology.py and cluster/topology.py's prediction)."""
+    topo = facts.driver.topology
+    if topo is None:
+        return None
+    shape = {
+        "gpus": [{"index": g.index, "name": g.name, "pcie_gen": g.pcie_gen_current,
+                  "pcie_width": g.pcie_width_current} for g in facts.driver.gpus],
+        "nvlink": [list(links) if links is not None else None for links in topo.nvlink],
+        "p2p": {"read": [list(r) for r in topo.p2p_read or ()],
+                "nvlink": [list(r) for r in topo.p2p_nvlink or ()]},
+    }
+    return topology_matrix(shape, busbw, "this machine")
 
 
 def _measured_by_gpu(facts: Facts) -> tuple[dict[int, RecipeResult], list[str]]:

@@ -52,7 +52,7 @@ def gpu_section(table: GpuTable | None) -> list[str]:
             lines += [esc(words), ""]
     if table.allreduce is not None:
         lines += [f"All-reduce: {bar_cell(table.allreduce)}", ""]
-    return lines
+    return lines + (topology_section(table.topology) if table.topology else [])
 
 
 def topology_section(matrix: TopologyMatrix) -> list[str]:

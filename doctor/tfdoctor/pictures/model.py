@@ -67,6 +67,9 @@ class GpuTable:
     """NCCL all-reduce bus bandwidth of the smoke run, when it ran over two or more GPUs."""
     unmatched: tuple[str, ...] = ()
     """TensorFlow devices measured that could not be matched to an NVML GPU, worded."""
+    topology: TopologyMatrix | None = None
+    """How the GPUs reach each other, with the busbw it predicts beside the one measured (then
+    `allreduce` is None: the matrix carries it); None when NVML did not read it."""
 
 
 TOPOLOGY_LEGEND = (

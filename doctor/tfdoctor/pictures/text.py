@@ -81,7 +81,8 @@ def render_gpu_table(table: GpuTable | None, unicode: bool = True) -> list[str]:
     lines.extend(f"  {u}" for u in table.unmatched)
     if table.allreduce is not None:
         lines.append("  " + bar_line(table.allreduce, unicode, len(table.allreduce.label)))
-    return [printable(line) for line in lines] + [""]
+    lines = [printable(line) for line in lines] + [""]
+    return lines + (render_topology(table.topology, unicode) if table.topology else [])
 
 
 def render_topology(matrix: TopologyMatrix, unicode: bool = True) -> list[str]:

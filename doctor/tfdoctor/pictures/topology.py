@@ -31,8 +31,8 @@ def topology_matrix(
             return None
         labels, cells = derived
         source = "NVML (NVLink states, P2P status)"
-    if len(labels) < 2:
-        return None
+    if len(labels) < 2 or all(c == "?" for row in cells for c in row if c != "X"):
+        return None  # nothing known about any pair: no matrix of question marks
     predicted = expected_busbw(topo)
     return TopologyMatrix(where, labels, cells, source, _busbw_bar(measured_busbw, predicted))
 
@@ -82,7 +82,7 @@ def _from_nvml(topo: dict[str, Any]) -> tuple[tuple[str, ...], tuple[tuple[str, 
                 row.append(f"NV{min(active[a], active[b])}")
             elif read[a][b] == "ok":
                 row.append("PCIe")
-            elif read[a][b] is None:
+            elif read[a][b] in (None, "unknown"):
                 row.append("?")
             else:
                 row.append("SYS")

@@ -317,7 +317,9 @@ def main():
     count = c.call(errors, "device_count", "nvmlDeviceGetCount_v2", pynvml.nvmlDeviceGetCount)
     result["device_count"] = count
     result["gpus"] = [safe_gpu(c, i) for i in range(count or 0)]
-    if "--topology" in sys.argv:  # tfdoctor cluster's per-node interconnect view
+    # The interconnect of a machine with two or more GPUs (the GPU table's matrix); tfdoctor
+    # cluster asks for it with --topology on every node.
+    if "--topology" in sys.argv or (count or 0) > 1:
         try:
             result["topology"] = topology(c, count, errors)
         except Exception as exc:  # noqa: BLE001  (a bug of ours stays in this field)

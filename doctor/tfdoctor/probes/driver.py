@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tfdoctor.facts import DriverFacts, GpuFacts, MigDeviceFacts, ProbeIssue
+from tfdoctor.facts import DriverFacts, GpuFacts, MigDeviceFacts, ProbeIssue, TopologyFacts
 from tfdoctor.host import Host
 
 NVML_CHILD = Path(__file__).with_name("_nvml_child.py")
@@ -210,7 +210,27 @@ def _nvml_fields(host: Host, issues: list[ProbeIssue]) -> dict[str, Any]:
         "device_count": data.get("device_count"),
         "errors": dict(data.get("errors") or {}),
         "gpus": tuple(_gpu_from_child(g) for g in data.get("gpus") or ()),
+        "topology": _topology_from_child(data.get("topology")),
     }
+
+
+def _topology_from_child(data: Any) -> TopologyFacts | None:
+    """The child's {"nvlink": [...], "p2p": {"read": [[...]], "nvlink": [[...]]}} as facts."""
+    if not isinstance(data, dict):
+        return None
+
+    def matrix(rows: Any) -> tuple[tuple[str | None, ...], ...] | None:
+        if not isinstance(rows, list):
+            return None
+        return tuple(tuple(v if isinstance(v, str) else None for v in row or ()) for row in rows)
+
+    links: list[Any] = data["nvlink"] if isinstance(data.get("nvlink"), list) else []
+    p2p: dict[str, Any] = data["p2p"] if isinstance(data.get("p2p"), dict) else {}
+    return TopologyFacts(
+        nvlink=tuple(tuple(bool(s) for s in g) if isinstance(g, list) else None for g in links),
+        p2p_read=matrix(p2p.get("read")),
+        p2p_nvlink=matrix(p2p.get("nvlink")),
+    )
 
 
 def _smi_fields(host: Host, smi: str, known: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from tfdoctor.cmdkit import TARGET_DEFAULT
 from tfdoctor.share import CATEGORIES
 
 
@@ -68,7 +69,7 @@ def prometheus_option(func: Any) -> Any:
     "--python",
     "python",
     metavar="PATH",
-    help="Interpreter whose TensorFlow to diagnose (default: tfdoctor's own).",
+    help=f"Interpreter whose TensorFlow to diagnose ({TARGET_DEFAULT}).",
 )
 @click.option(
     "--from",

@@ -15,7 +15,7 @@ from html import escape
 from tfdoctor.docload import printable
 from tfdoctor.findings import Finding
 from tfdoctor.pictures import gpu_table
-from tfdoctor.pictures.model import GPU_COLUMNS, Bar, GpuTable
+from tfdoctor.pictures.model import GPU_COLUMNS, Bar, GpuTable, TopologyMatrix
 from tfdoctor.render_text import headline, summary_line, target_line
 from tfdoctor.report import Report
 
@@ -87,6 +87,21 @@ def gpu_html(table: GpuTable | None) -> Iterator[str]:
     for r in table.rows:
         yield "<tr>" + "".join(f"<td>{_t(c)}</td>" for c in r.cells) + "</tr>"
     yield "</table>"
+    if table.topology is not None:
+        yield from topology_html(table.topology)
+
+
+def topology_html(matrix: TopologyMatrix) -> Iterator[str]:
+    """The matrix like `nvidia-smi topo -m`, then measured against predicted busbw as a bar."""
+    yield f'<h3 id="topology">GPU topology of {_t(matrix.where)} ({_t(matrix.source)})</h3>'
+    yield '<table id="topology-matrix"><tr><th></th>' + "".join(
+        f"<th>{_t(label)}</th>" for label in matrix.labels) + "</tr>"
+    for label, cells in zip(matrix.labels, matrix.cells, strict=True):
+        yield f"<tr><th>{_t(label)}</th>" + "".join(f"<td>{_t(c)}</td>" for c in cells) + "</tr>"
+    yield "</table>"
+    if matrix.busbw is not None:
+        yield bars_svg("allreduce-busbw", "All-reduce bus bandwidth against the topology",
+                       [("All-reduce", (matrix.busbw,))])
 
 
 def bars_svg(svg_id: str, title: str, groups: list[tuple[str, tuple[Bar, ...]]]) -> str:

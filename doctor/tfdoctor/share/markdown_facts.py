@@ -205,16 +205,20 @@ def smoke_section(facts: Facts) -> list[str]:
     s = facts.smoke
     if s is None:
         return []
+    from tfdoctor.render_text import recipe_status, smoke_outcome
+
     lines = [
-        f"### Smoke run: {code(s.outcome)}" + (f" ({code(s.exit)})" if s.exit else ""),
+        f"### Smoke run: {code(smoke_outcome(s))}" + (f" ({code(s.exit)})" if s.exit else ""),
         "",
         "| recipe | device | status | metrics |",
         "| --- | --- | --- | --- |",
     ]
     for r in s.recipes:
+        status, why = recipe_status(r)
         metrics = ", ".join(f"{k} {v:.4g}" for k, v in r.metrics.items())
+        shown = f" ({esc(why)})" if why else ""
         lines.append(
-            f"| {code(r.name)} | {code(r.device or '-')} | {r.status} | "
+            f"| {code(r.name)} | {code(r.device or '-')} | {status}{shown} | "
             f"{code(metrics) if metrics else (esc(r.detail or ''))} |"
         )
     return [*lines, ""]

@@ -8,6 +8,7 @@ that would decide what remains.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
@@ -21,10 +22,15 @@ if TYPE_CHECKING:  # `tfdoctor --help` imports this package: the facts model sta
 
 def observe(texts: Sequence[str]) -> list[Observation]:
     """Every observation of every recogniser, in recogniser order (tool output before prose)."""
+    from tfdoctor.triage.lines import ticket_lines
     from tfdoctor.triage.recognisers import RECOGNISERS, pip_output, prose, tf_log
 
-    lines = [line for text in texts for line in text.splitlines()]
-    return [ob for module in (*RECOGNISERS, pip_output, tf_log, prose) for ob in _safe(module, lines)]
+    ticket = ticket_lines(texts)
+    observations = [ob for module in (*RECOGNISERS, pip_output, tf_log, prose)
+                    for ob in _safe(module, ticket.lines)]
+    if not ticket.points:
+        return observations
+    return [replace(ob, line=ticket.original(ob.line)) for ob in observations]
 
 
 def _safe(module: object, lines: list[str]) -> Iterator[Observation]:

@@ -19,7 +19,6 @@ from tfdoctor.findings import CheckOutcome, Finding
 from tfdoctor.report import Report
 from tfdoctor.tui.messages import FixesDone, ProgressStep
 from tfdoctor.tui.seams import Applier, Exporter, LoadReport, export_json
-from tfdoctor.tui.widgets.progress import PROBE_AREAS
 
 
 class DoctorApp(App[None]):
@@ -48,7 +47,6 @@ class DoctorApp(App[None]):
         super().__init__()
         self.load_report, self.applier, self.exporter = load_report, applier, exporter
         self.step_limit = step_limit
-        self.area_total = len(PROBE_AREAS)
         self.cancel_event = threading.Event()
         self.outcome = "finished"
         """finished, or interrupted when the user quit during a run."""

@@ -10,7 +10,7 @@ from textual.content import Content
 
 from tfdoctor.findings import CheckStatus, Finding, Severity
 from tfdoctor.render_text import BADGE
-from tfdoctor.report import Report
+from tfdoctor.report import UNJUDGED, Report
 
 STATUS_STYLE = {
     CheckStatus.PASSED: "$text-success", CheckStatus.WARNED: "$text-warning",
@@ -54,6 +54,43 @@ def finding_line(finding: Finding, report: Report, alike: int = 0) -> Content:
                             more, "\n", finding.message)
 
 
+CHECK_TALLY = (
+    (CheckStatus.FAILED, "failed"), (CheckStatus.WARNED, "warned"),
+    (CheckStatus.CRASHED, "crashed"), (CheckStatus.COULD_NOT_CHECK, "could not check"),
+    (CheckStatus.NOT_RUN, "did not run"), (CheckStatus.NOT_APPLICABLE, "do not apply here"),
+)
+"""The statuses the Checks title counts after "N of M passed", in that order."""
+
+
+def checks_title(report: Report) -> str:
+    """The Checks pane's title: every outcome counted once, so its numbers add up to the rows and
+    to the verdict's "N check(s) could not check or did not run"."""
+    outcomes = report.outcomes
+    passed = sum(o.status is CheckStatus.PASSED for o in outcomes)
+    rest = [f"{n} {label}" for status, label in CHECK_TALLY
+            if (n := sum(o.status is status for o in outcomes))]
+    return ", ".join([f"Checks: {passed} of {len(outcomes)} passed", *rest])
+
+
+def findings_title(report: Report) -> str:
+    """The Findings pane's title: the report's counts by severity."""
+    counts = report.counts()
+    return f"Findings: {counts['error']} error, {counts['warning']} warning, {counts['info']} info"
+
+
+def no_findings_text(report: Report) -> str:
+    """What the findings pane says when there are none: "every check passed" only when it is so
+    (a stopped or partial run found nothing in what it checked, which is not the same)."""
+    unjudged = [o for o in report.outcomes if o.status in UNJUDGED]
+    if unjudged or report.incomplete:
+        what = (f"{len(unjudged)} check(s) could not check, crashed or did not run"
+                if unjudged else "a probe did not finish")
+        return f"No findings in what was checked, but {what}: the verdict is incomplete."
+    if any(o.status is CheckStatus.NOT_APPLICABLE for o in report.outcomes):
+        return "No findings: every check that applies here passed."
+    return "No findings: every check passed."
+
+
 def verdict_style(report: Report | None, running: bool, failed: bool) -> str:
     """The CSS class of the verdict bar."""
     if failed:
@@ -63,10 +100,15 @@ def verdict_style(report: Report | None, running: bool, failed: bool) -> str:
     return f"-{report.verdict}"
 
 
-def describe_value(value: object) -> str:
-    """A fact value on one line; None is "not collected" (facts.py), never shown as empty."""
-    if value is None:
+def describe_value(value: object, known: bool = True) -> str:
+    """A fact value on one line. "(not collected)" only where the facts say so (`known` false:
+    Facts.unknown, facts.py), for a None, false or empty value; a collected None is "(none)" (a
+    library that did not load, a field this driver does not report), never "not collected"."""
+    empty = value is None or value is False or value == "" or value == [] or value == {}
+    if not known and empty:
         return "(not collected)"
+    if value is None:
+        return "(none)"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if value == "" or value == [] or value == {}:

@@ -11,58 +11,66 @@ import re
 from collections.abc import Iterator, Sequence
 
 from tfdoctor.triage.observe import Observation
-from tfdoctor.triage.recognisers._text import numbered
+from tfdoctor.triage.recognisers._gate import Gate, folded, gated
+from tfdoctor.triage.recognisers._text import cleaned
 
 NAME = "ticket prose"
 
-_TF = re.compile(
+_TF = gated(re.compile(
     r"\b(?:tensorflow(?:[-_ ]gpu)?|TF(?:[-_ ]GPU)?)(?:\s*(?:version)?\s*(?:==|=|:|v)?\s*)(?P<v>2\.\d{1,2}(?:\.\d{1,2})?"
     r"(?:rc\d)?)\b",
     re.IGNORECASE,
-)
+))
 # "keras 2.11.0", "numpy==1.20.1": a full version, so "Keras 3" or "NumPy 2" in passing says nothing.
 # The packages that break TensorFlow most (checks/packages.py judges them against TF's ranges).
-_PACKAGE = re.compile(r"(?<![\w-])(?P<n>keras|numpy|protobuf)(?:\s*(?:version)?\s*(?:==|=|:|v)?\s*)"
-                      r"(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})\b", re.IGNORECASE)
-_PY = re.compile(r"\bPython\s*(?:version)?\s*:?\s*(?P<v>3\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE)
-_WIN = re.compile(
+_PACKAGE = gated(re.compile(r"(?<![\w-])(?P<n>keras|numpy|protobuf)(?:\s*(?:version)?\s*(?:==|=|:|v)?\s*)"
+                      r"(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})\b", re.IGNORECASE))
+_PY = gated(re.compile(r"\bPython\s*(?:version)?\s*:?\s*(?P<v>3\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE))
+_WIN = gated(re.compile(
     r"\b(?:Windows|Win)\s*(?:10|11|Server)\b|\bnative Windows\b|\bwin(?:10|11)\b", re.IGNORECASE
-)
-_WSL = re.compile(r"\bWSL\s*(?P<v>[12])?\b", re.IGNORECASE)
-_LINUX = re.compile(
+))
+_WSL = gated(re.compile(r"\bWSL\s*(?P<v>[12])?\b", re.IGNORECASE))
+_LINUX = gated(re.compile(
     r"\b(?P<d>Ubuntu|Debian|CentOS|Rocky Linux|Fedora|RHEL|Linux Mint|Pop!_OS|Arch Linux)"
     r"(?:\s+(?P<v>\d{1,2}(?:\.\d{1,2})?))?",
     re.IGNORECASE,
-)
-_MAC = re.compile(r"\bmacOS\b|\bMac ?OS X\b|\bApple (?:M1|M2|M3|Silicon)\b", re.IGNORECASE)
-_GPU = re.compile(
+))
+_MAC = gated(re.compile(r"\bmacOS\b|\bMac ?OS X\b|\bApple (?:M1|M2|M3|Silicon)\b", re.IGNORECASE))
+_GPU = gated(re.compile(
     r"\b(?P<g>(?:GeForce |NVIDIA |Quadro )?(?:RTX|GTX|Tesla|Titan|Quadro)\s?[A-Z]?\d{3,4}[A-Za-z]*"
     r"(?: Ti| SUPER)?|(?:NVIDIA )?RTX PRO \d{4}(?: Blackwell)?"
     r"|(?:NVIDIA )?(?:A100|H100|H200|V100|P100|T4|L4|L40S?|A10G?|A6000|K80|G?B[12]00)\b)"
-)
+))
 # "GPU model and memory: 5070TI": a GeForce model without its RTX, on a line about the GPU
-_BARE_MODEL = re.compile(r"(?<![\w.])(?P<g>(?:20|30|40|50)[5-9]0(?:\s?Ti|TI| SUPER)?)(?![\w.])")
-_GPU_WORDS = re.compile(r"\b(?:GPUs?|CUDA|cuDNN|NVIDIA)\b")
+_BARE_MODEL = gated(re.compile(r"(?<![\w.])(?P<g>(?:20|30|40|50)[5-9]0(?:\s?Ti|TI| SUPER)?)(?![\w.])"))
+_GPU_WORDS = gated(re.compile(r"\b(?:GPUs?|CUDA|cuDNN|NVIDIA)\b"))
 # A program's own output, not the user's words: TensorFlow/XLA log lines ("gpu_device.cc:2251]"),
 # traceback frames. TensorFlow's log says "GPU" on machines that have none.
-_PROGRAM_LINE = re.compile(r"\.(?:cc|cpp|h|py):\d+\]|^\s*File \"")
+_PROGRAM_LINE = gated(re.compile(r"\.(?:cc|cpp|h|py):\d+\]|^\s*File \""))
 # "CUDA 12.4", "CUDA toolkit 11.8": the toolkit the user says is installed. Not nvidia-smi's "CUDA
 # Version: 12.2" (the driver's), nor a sentence quoting what some release requires.
-_CUDA = re.compile(r"\b(?:CUDA(?:\s+toolkit)?|cudatoolkit)\s*(?:==|=|v)?\s*(?P<v>(?:9|1[0-3])\.\d)(?![\d])",
-                   re.IGNORECASE)
+_CUDA = gated(re.compile(r"\b(?:CUDA(?:\s+toolkit)?|cudatoolkit)\s*(?:==|=|v)?\s*(?P<v>(?:9|1[0-3])\.\d)(?![\d])",
+                   re.IGNORECASE))
 # "cuDNN 7.4.1", "cudnn version: 8.1": the cuDNN the user says is installed (judged per element,
 # against the build's cuDNN, when nothing else in the ticket shows the libraries).
-_CUDNN = re.compile(r"\bcudnn\s*(?:version)?\s*(?:==|=|:|v)?\s*v?(?P<v>[5-9]\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])",
-                    re.IGNORECASE)
-_NOT_INSTALLED = re.compile(r"Driver Version|NVIDIA-SMI|^\s*\||requir|need|support|compatib|recommend|"
-                            r"tested|built|compiled|\bfor CUDA|instead of", re.IGNORECASE)
+_CUDNN = gated(re.compile(r"\bcudnn\s*(?:version)?\s*(?:==|=|:|v)?\s*v?(?P<v>[5-9]\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])",
+                    re.IGNORECASE))
+_NOT_INSTALLED = gated(re.compile(r"Driver Version|NVIDIA-SMI|^\s*\||requir|need|support|compatib|recommend|"
+                            r"tested|built|compiled|\bfor CUDA|instead of", re.IGNORECASE))
 # An NVIDIA Jetson (an Arm board with an integrated GPU): by name or by its own tools
-_JETSON = re.compile(r"\b(?:Jetson|JetPack|jtop|L4T|Tegra)\b", re.IGNORECASE)
+_JETSON = gated(re.compile(r"\b(?:Jetson|JetPack|jtop|L4T|Tegra)\b", re.IGNORECASE))
 # ... unless the user says it is theirs: "my CUDA 10.2", "now with cuda 12.2", "installs cudatoolkit"
-_MINE = re.compile(r"\b(?:my|I have|I've got|I installed|installs?|installed|I'm using|I am using|using|"
-                   r"now (?:with|on|using))\s+(?:the\s+)?(?:CUDA|cudatoolkit)\b", re.IGNORECASE)
-_AND_CUDA = re.compile(r"\btensorflow\[and-cuda\]", re.IGNORECASE)
-_CONDA = re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE)
+_MINE = gated(re.compile(r"\b(?:my|I have|I've got|I installed|installs?|installed|I'm using|I am using|using|"
+                   r"now (?:with|on|using))\s+(?:the\s+)?(?:CUDA|cudatoolkit)\b", re.IGNORECASE))
+_AND_CUDA = gated(re.compile(r"\btensorflow\[and-cuda\]", re.IGNORECASE))
+_CONDA = gated(re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE))
+
+
+_PACKAGE_KINDS = frozenset(f"python.package:{name}" for name in ("keras", "numpy", "protobuf"))
+_CLAIM_GATE = Gate(g.pattern for g in (_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU,
+                                         _GPU_WORDS, _JETSON, _AND_CUDA, _CONDA))
+"""Every pattern a claim needs (a bare model counts only beside _GPU_WORDS; the others only
+qualify a claim): a line none of them can match says nothing."""
 
 
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
@@ -70,12 +78,17 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     wins over an earlier bare "GPU"."""
     done: set[str] = set()
     generic: Observation | None = None
-    prose = [(n, line) for n, line in numbered(lines)
-             if line and len(line) <= 2000 and not _PROGRAM_LINE.search(line)]
+    # Each pattern runs only on lines holding the literal text it needs (_gate), and a line where
+    # no claim's pattern finds its text is never looked at: a dozen case-insensitive searches on
+    # every line made long tickets slow (issue 21).
+    texts = cleaned(lines)
+    keyed = _CLAIM_GATE.lines_to_search([s or "" for s in texts])
+    prose = [(i + 1, line, low) for i in (range(len(texts)) if keyed is None else sorted(keyed))
+             if (line := texts[i]) and len(line) <= 2000 and not _PROGRAM_LINE.search(line, low := folded(line))]
     # "wsl2 in windows 11": Windows hosts WSL, whose TensorFlow is Linux's, wherever it is said
-    wsl = any(_WSL.search(line) for _, line in prose)
-    for number, line in prose:
-        for path, value in _claims(line):
+    wsl = any(_WSL.search(line, low) for _, line, low in prose)
+    for number, line, low in prose:
+        for path, value in _claims(line, low, done):
             if wsl and (path, value) == ("platform.system", "Windows"):
                 continue
             if path == "intent.gpu" and value == "GPU":
@@ -89,45 +102,55 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
         yield generic
 
 
-def _claims(line: str) -> Iterator[tuple[str, object]]:
-    tf = _TF.search(line)
-    if tf:
-        yield "tensorflow.version", tf.group("v")
-    for package in _PACKAGE.finditer(line):
-        yield "python.package", (package.group("n").lower(), package.group("v"))
-    py = _PY.search(line)
-    if py:
-        yield "python.version", py.group("v")
-    wsl = _WSL.search(line)
-    if wsl:
-        yield "platform.is_wsl", True
-        yield "platform.system", "Linux"
-        if wsl.group("v"):
-            yield "platform.wsl_version", int(wsl.group("v"))
-    elif _WIN.search(line):
-        yield "platform.system", "Windows"
-    linux = _LINUX.search(line)
-    if linux:
-        yield "platform.system", "Linux"
-        yield "platform.distro", " ".join(p for p in (linux.group("d"), linux.group("v")) if p)
-    if _MAC.search(line):
+def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]:
+    """What the line claims, skipping the searches whose every kind is already done (recognise
+    keeps only the first claim of a kind)."""
+    if "tensorflow.version" not in done:
+        tf = _TF.search(line, low)
+        if tf:
+            yield "tensorflow.version", tf.group("v")
+    if not _PACKAGE_KINDS <= done:
+        for package in (_PACKAGE.pattern.finditer(line) if _PACKAGE.could_match(line, low) else ()):
+            yield "python.package", (package.group("n").lower(), package.group("v"))
+    if "python.version" not in done:
+        py = _PY.search(line, low)
+        if py:
+            yield "python.version", py.group("v")
+    if not {"platform.is_wsl", "platform.system", "platform.wsl_version"} <= done:
+        wsl = _WSL.search(line, low)
+        if wsl:
+            yield "platform.is_wsl", True
+            yield "platform.system", "Linux"
+            if wsl.group("v"):
+                yield "platform.wsl_version", int(wsl.group("v"))
+        elif _WIN.search(line, low):
+            yield "platform.system", "Windows"
+    if not {"platform.system", "platform.distro"} <= done:
+        linux = _LINUX.search(line, low)
+        if linux:
+            yield "platform.system", "Linux"
+            yield "platform.distro", " ".join(p for p in (linux.group("d"), linux.group("v")) if p)
+    if "platform.system" not in done and _MAC.search(line, low):
         yield "platform.system", "Darwin"
-    cuda = _CUDA.search(line)
-    if cuda and (_MINE.search(line) or not _NOT_INSTALLED.search(line)):
-        yield "toolkit.claimed_version", cuda.group("v")
-    cudnn = _CUDNN.search(line)
-    if cudnn and not _NOT_INSTALLED.search(line):
-        yield "toolkit.claimed_cudnn", cudnn.group("v")
-    gpu = _GPU.search(line) or (_BARE_MODEL.search(line) if _GPU_WORDS.search(line) else None)
-    if gpu:
-        yield "intent.gpu", gpu.group("g")
-    elif _GPU_WORDS.search(line):
-        yield "intent.gpu", "GPU"
-    if _JETSON.search(line):
+    if "toolkit.claimed_version" not in done:
+        cuda = _CUDA.search(line, low)
+        if cuda and (_MINE.search(line, low) or not _NOT_INSTALLED.search(line, low)):
+            yield "toolkit.claimed_version", cuda.group("v")
+    if "toolkit.claimed_cudnn" not in done:
+        cudnn = _CUDNN.search(line, low)
+        if cudnn and not _NOT_INSTALLED.search(line, low):
+            yield "toolkit.claimed_cudnn", cudnn.group("v")
+    if "intent.gpu" not in done:
+        gpu = _GPU.search(line, low) or (_BARE_MODEL.search(line, low) if _GPU_WORDS.search(line, low) else None)
+        if gpu:
+            yield "intent.gpu", gpu.group("g")
+        elif _GPU_WORDS.search(line, low):
+            yield "intent.gpu", "GPU"
+    if not {"platform.machine", "platform.system", "intent.gpu"} <= done and _JETSON.search(line, low):
         yield "platform.machine", "aarch64"
         yield "platform.system", "Linux"
         yield "intent.gpu", "Jetson"
-    if _AND_CUDA.search(line):
+    if "intent.and_cuda" not in done and _AND_CUDA.search(line, low):
         yield "intent.and_cuda", True
-    if _CONDA.search(line):
+    if "python.conda" not in done and _CONDA.search(line, low):
         yield "python.conda", True

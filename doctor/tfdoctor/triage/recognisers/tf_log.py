@@ -16,7 +16,8 @@ from collections.abc import Iterator, Sequence
 from tfdoctor.facts import LogCause
 from tfdoctor.smoke import logmap
 from tfdoctor.triage.observe import Observation
-from tfdoctor.triage.recognisers._text import numbered
+from tfdoctor.triage.recognisers._gate import Gate
+from tfdoctor.triage.recognisers._text import cleaned, numbered
 
 NAME = "tensorflow log"
 
@@ -58,10 +59,12 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     python_seen = windows_seen = ld_seen = False
     packages_seen: set[str] = set()
     pending_found: str | None = None
+    gate, known = _causes()
+    keyed = gate.lines_to_search([s or "" for s in cleaned(lines)])
     for number, line in numbered(lines):
         if not line:
             continue
-        hit = logmap.recognise(line)
+        hit = _cause(line, gate, known) if keyed is None or number - 1 in keyed else None
         if hit and hit not in seen_causes:
             seen_causes.add(hit)
             yield Observation(
@@ -117,6 +120,32 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
             if ld:
                 ld_seen = True
                 yield Observation("env", ("LD_LIBRARY_PATH", ld.group("v")), number, NAME)
+
+
+_cache: tuple[object, Gate, dict[str, tuple[str, str | None] | None]] | None = None
+
+
+def _causes() -> tuple[Gate, dict[str, tuple[str, str | None] | None]]:
+    """A gate over every pattern that makes logmap.recognise answer (its causes' patterns and its
+    log-format line), and a memo of its answers, both rebuilt when logmap's patterns change."""
+    global _cache
+    if _cache is None or _cache[0] is not logmap.PATTERNS:
+        log_line = getattr(logmap, "_LOG_LINE", None)  # absent: every line may be "unrecognised"
+        patterns = [p for _, p in logmap.PATTERNS] + [log_line or re.compile("")]
+        _cache = (logmap.PATTERNS, Gate(patterns), {})
+    return _cache[1], _cache[2]
+
+
+def _cause(line: str, gate: Gate, known: dict[str, tuple[str, str | None] | None]) -> tuple[str, str | None] | None:
+    """logmap.recognise(line), asked only when one of its patterns matches the line (searching all
+    of them on every line of a large ticket was most of triage's time, issue 21), and once per
+    text: a log repeats its lines once timestamps are cleaned off."""
+    if line in known:
+        return known[line]
+    if len(known) > 4096:  # bounded
+        known.clear()
+    known[line] = logmap.recognise(line) if gate.any_match(line) else None
+    return known[line]
 
 
 def _gpu(index: str, name: str, cc: str | None, bus: str | None, number: int) -> Observation:

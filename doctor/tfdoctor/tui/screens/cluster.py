@@ -120,9 +120,10 @@ class ClusterScreen(Screen[None]):
     def _show_findings(self, doc: dict[str, Any]) -> None:
         findings = self.query_one("#cluster-findings", OptionList)
         findings.clear_options()
-        root = doc["verdict"].get("root_cause")
+        root, at = doc["verdict"].get("root_cause"), view.root_index(doc)
         for i, f in enumerate(doc["findings"]):
-            title = Content.styled(view.finding_title(f, root), SEVERITY_STYLE.get(f["severity"], ""))
+            title = Content.styled(view.finding_title(f, root if i == at else None),
+                                   SEVERITY_STYLE.get(f["severity"], ""))
             findings.add_option(Option(Content.assemble(title, "\n", Content(f["message"])), id=str(i)))
         counts = doc["verdict"]["counts"]
         findings.border_title = (f"Cluster findings: {counts['error']} error, {counts['warning']} "

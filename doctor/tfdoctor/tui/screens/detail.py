@@ -68,7 +68,8 @@ class DetailScreen(Screen[None]):
     def on_mount(self) -> None:
         sections = AREA_SECTIONS.get(self.outcome.area, ()) if self.outcome else ()
         for tree in self.query(FactsTree):
-            tree.show(self.report.facts.to_dict(), sections=sections)
+            tree.show(self.report.facts.to_dict(), sections=sections,
+                      known=self.report.facts.known)
         self.query_one("#detail").focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

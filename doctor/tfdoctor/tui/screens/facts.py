@@ -23,7 +23,7 @@ class FactsScreen(Screen[None]):
 
     def __init__(self, report: Report) -> None:
         super().__init__()
-        self.data = report.facts.to_dict()
+        self.data, self.known = report.facts.to_dict(), report.facts.known
 
     def compose(self) -> ComposeResult:
         yield VerdictBar(id="verdict")
@@ -44,7 +44,7 @@ class FactsScreen(Screen[None]):
 
     def _show(self, query: str) -> None:
         tree = self.query_one(FactsTree)
-        shown = tree.show(self.data, query)
+        shown = tree.show(self.data, query, known=self.known)
         label = f"{shown} value(s) match {query!r}" if query.strip() else f"{shown} values"
         if tree.hidden:
             label += f" shown, {tree.hidden} more not shown (search to narrow)"

@@ -7,7 +7,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, OptionList
 
-from tfdoctor.findings import CheckStatus
+from tfdoctor.tui.present import checks_title, findings_title
 from tfdoctor.tui.state import doctor
 from tfdoctor.tui.widgets.gpu_panel import GpuPanel
 from tfdoctor.tui.widgets.progress import ProgressPanel
@@ -48,13 +48,8 @@ class MainScreen(Screen[None]):
         findings.show(report, running)
         checks.show(report, running)
         if report is not None and not running:
-            counts = report.counts()
-            findings.border_title = (f"Findings: {counts['error']} error, "
-                                     f"{counts['warning']} warning, {counts['info']} info")
-            passed = sum(o.status is CheckStatus.PASSED for o in report.outcomes)
-            moot = sum(o.status is CheckStatus.NOT_APPLICABLE for o in report.outcomes)
-            checks.border_title = f"Checks: {passed} of {len(report.outcomes)} passed" + (
-                f", {moot} do not apply here" if moot else "")
+            findings.border_title = findings_title(report)
+            checks.border_title = checks_title(report)
         else:
             findings.border_title, checks.border_title = "Findings", "Checks"
 

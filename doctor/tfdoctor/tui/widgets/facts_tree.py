@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -21,8 +22,14 @@ class FactsTree(Tree[str]):
     hidden = 0
     """Matching leaves left out by LEAF_LIMIT in the last `show` (the tree says so)."""
 
-    def show(self, data: dict[str, Any], query: str = "", sections: tuple[str, ...] = ()) -> int:
-        """Rebuild with the leaves whose path or value contains `query`; return how many."""
+    _known: Callable[[str], bool] | None = None
+    """Whether the fact at a dotted path was collected (Facts.known); set by `show`."""
+
+    def show(self, data: dict[str, Any], query: str = "", sections: tuple[str, ...] = (),
+             known: Callable[[str], bool] | None = None) -> int:
+        """Rebuild with the leaves whose path or value contains `query`; return how many.
+        `known(path)` (Facts.known) tells a value not collected from a collected None."""
+        self._known = known
         self.clear()
         self.root.expand()
         self._budget = LEAF_LIMIT
@@ -56,7 +63,8 @@ class FactsTree(Tree[str]):
         self._budget -= 1
         # Tree labels are Rich Text (markup-free, so values with brackets stay literal); bold is
         # not a colour, so themes and NO_COLOR still hold.
-        label = Text.assemble((str(key), "bold"), ": ", describe_value(value))
+        known = self._known is None or self._known(path)
+        label = Text.assemble((str(key), "bold"), ": ", describe_value(value, known))
         parent.add_leaf(label, data=path)
         return 1
 

@@ -8,6 +8,7 @@ of them; the title says how many are not shown.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from typing import Any
 
@@ -15,7 +16,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from tfdoctor.pictures import gpu_table
-from tfdoctor.pictures.model import GPU_COLUMNS, Bar, GpuRow, GpuTable
+from tfdoctor.pictures.model import GPU_COLUMNS, Bar, GpuRow, GpuTable, TopologyMatrix
 from tfdoctor.pictures.text import draw_bar
 from tfdoctor.tui.state import WATCHED, doctor
 
@@ -118,6 +119,14 @@ def _count(row: GpuRow) -> int:
     return int(last) - int(first) + 1 if last else 1
 
 
+def _links(matrix: TopologyMatrix) -> str:
+    """"links: NV18 (28 pairs); all-reduce ...": the matrix in one line."""
+    n = len(matrix.labels)
+    kinds = Counter(matrix.cells[a][b] for a in range(n) for b in range(a + 1, n))
+    words = "links: " + ", ".join(f"{kind} ({count} pairs)" for kind, count in kinds.most_common())
+    return words + (f"; all-reduce {matrix.busbw.text}" if matrix.busbw is not None else "")
+
+
 def _narrow(row: GpuRow) -> tuple[str, ...]:
     index, name, _cc, memory, _pcie, temp, _mig, throttle = row.cells
     return index, name.removeprefix("NVIDIA "), memory, temp, throttle
@@ -150,4 +159,6 @@ def _note(table: GpuTable) -> str:
     if table.allreduce is not None:
         parts.append("all-reduce " + table.allreduce.text.split(";")[0])
     parts += list(table.unmatched)
+    if table.topology is not None:
+        parts.append(_links(table.topology))
     return " | ".join(p for p in parts if p)

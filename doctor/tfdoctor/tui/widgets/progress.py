@@ -9,8 +9,16 @@ from textual.widgets import Static
 
 from tfdoctor.tui.state import WATCHED, doctor
 
-PROBE_AREAS = ("driver", "cuda-driver", "platform", "target", "libraries", "xla")
-"""The areas `collect_facts` reports, in the order shown (others are appended as they come)."""
+PROBE_AREAS = ("driver", "cuda-driver", "platform", "toolkits", "host", "target", "libraries",
+               "xla")
+"""The areas `collect_facts` always reports, in the order shown; one it reports only on some
+runs (tf-loader) is appended when it lands, and counted from then on (see area_names)."""
+
+
+def area_names(done: tuple[str, ...]) -> list[str]:
+    """Every probe area of this run known so far: the chips and the "N of M" total both count
+    these, so N never exceeds M."""
+    return [*PROBE_AREAS, *dict.fromkeys(n for n in done if n not in PROBE_AREAS)]
 
 
 class ProgressPanel(Static):
@@ -35,9 +43,11 @@ class ProgressPanel(Static):
         self.update(Content("\n").join([self._chips(app.areas_done), self._step()]))
 
     def _chips(self, done: tuple[str, ...]) -> Content:
-        names = [*PROBE_AREAS, *(n for n in done if n not in PROBE_AREAS)]
-        chips = [Content.styled(f"+ {n}", "$text-success") if n in done
-                 else Content.styled(f". {n}", "$text-muted") for n in names]
+        names = area_names(done)
+        # A no-break space inside a chip: at 80 columns the line wraps between chips, never
+        # inside one.
+        chips = [Content.styled(f"+\u00a0{n}", "$text-success") if n in done
+                 else Content.styled(f".\u00a0{n}", "$text-muted") for n in names]
         return Content("  ").join(chips)
 
     def _step(self) -> Content:

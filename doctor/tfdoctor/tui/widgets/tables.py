@@ -11,7 +11,7 @@ from tfdoctor.findings import CheckOutcome, CheckStatus, Finding
 from tfdoctor.registry import all_checks
 from tfdoctor.render_text import group_findings
 from tfdoctor.report import Report
-from tfdoctor.tui.present import PENDING, finding_line, status_badge
+from tfdoctor.tui.present import PENDING, finding_line, no_findings_text, status_badge
 
 
 class FindingsList(OptionList):
@@ -30,7 +30,7 @@ class FindingsList(OptionList):
             self.add_option(Option("Re-running: the previous run's findings until the new verdict",
                                    disabled=True))
         if not report.findings:
-            self.add_option(Option("No findings: every check passed.", disabled=True))
+            self.add_option(Option(no_findings_text(report), disabled=True))
             return
         # Findings alike but for their subject (several libraries, one fix) are one line.
         order = display_order(report)

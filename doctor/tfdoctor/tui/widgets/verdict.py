@@ -8,6 +8,7 @@ from textual.widgets import Static
 from tfdoctor.render_text import headline, summary_line, target_line
 from tfdoctor.tui.present import verdict_style
 from tfdoctor.tui.state import WATCHED, doctor
+from tfdoctor.tui.widgets.progress import area_names
 
 CLASSES = ("-running", "-healthy", "-problems", "-incomplete", "-failed")
 
@@ -32,11 +33,12 @@ class VerdictBar(Static):
         if app.stopping:
             return "Stopping: waiting for the running probes to end ...\n "
         if app.running:
-            done = len(app.areas_done)
+            names = area_names(app.areas_done)
+            done = sum(n in app.areas_done for n in names)
             doing = "Probing the driver, CUDA, the libraries and TensorFlow" if (
-                done < app.area_total) else "Running TensorFlow work in the target interpreter"
+                done < len(names)) else "Running TensorFlow work in the target interpreter"
             target = getattr(app.load_report, "target", None)
-            return f"Diagnosing ... {done} of {app.area_total} probe areas done\n{doing}" + (
+            return f"Diagnosing ... {done} of {len(names)} probe areas done\n{doing}" + (
                 f"\n{escape(target)}" if target else "")
         if app.error is not None:
             return f"The diagnosis failed: {escape(app.error)}\nPress r to try again."

@@ -1,0 +1,245 @@
+"""Which regexes could match a line, decided from the literal text every match must contain.
+
+A pattern like `Loaded runtime CuDNN library: (?P<s>\\S+)` can only match a line holding
+"Loaded runtime CuDNN library: ". `required` reads that out of the pattern's own parse tree
+(alternatives give a set: one of them must be there), and `Gate` tests those literals with
+plain substring checks, so the regex runs only on lines where it might match. The answer is
+exact: a pattern whose requirement cannot be read (or whose parse fails) is always run.
+Searching a hundred regexes on every line of an 8 MiB ticket is what made triage slow (issue 21).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+def _private(module: str, before_311: str) -> Any:
+    """re's parser: private from Python 3.11 (the old public names warn there), public before."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:  # pragma: no cover  (Python 3.10)
+        return importlib.import_module(before_311)
+
+
+_sre = _private("re._constants", "sre_constants")
+_sre_parse = _private("re._parser", "sre_parse")
+
+Need = frozenset[tuple[str, bool]]
+"""One of these (literal, case-insensitive) must occur in any match; the literal is lowercase
+when case-insensitive."""
+
+# Under IGNORECASE Python's re also matches these to ASCII letters (found by trying every code
+# point; tests/triage/test_gate.py repeats the search): fold them before lowering.
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+_REPEATS = {_sre.MAX_REPEAT, _sre.MIN_REPEAT, getattr(_sre, "POSSESSIVE_REPEAT", _sre.MAX_REPEAT)}
+
+
+def folded(line: str) -> str:
+    """The line as a case-insensitive literal is looked for in it (see `Need`)."""
+    return line.lower() if line.isascii() else line.translate(_FOLD).lower()
+
+
+def required(pattern: re.Pattern[str]) -> Need | None:
+    """One literal set any match of pattern must contain (the most telling), or None."""
+    needs = requirements(pattern)
+    return needs[0] if needs else None
+
+
+def requirements(pattern: re.Pattern[str]) -> tuple[Need, ...]:
+    """Every literal set any match must contain, most telling first; () when none can be read."""
+    try:
+        parsed = _sre_parse.parse(pattern.pattern, pattern.flags)
+        return _options(list(parsed), bool(parsed.state.flags & re.IGNORECASE))
+    except Exception:  # noqa: BLE001  (a private parser: whatever it does, the pattern is always run)
+        return ()
+
+
+def _options(items: Sequence[tuple[object, object]], icase: bool) -> tuple[Need, ...]:
+    """What each item of a sequence requires (all items must match), most telling first."""
+    options: list[Need] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            text = "".join(run)
+            if not icase or text.isascii():
+                options.append(frozenset({(text.lower() if icase else text, icase)}))
+            run.clear()
+
+    for op, av in items:
+        if op is _sre.LITERAL:
+            run.append(chr(av))  # type: ignore[arg-type]
+            continue
+        flush()
+        options.extend(_item(op, av, icase))
+    flush()
+    # The most telling first: its least telling literal is the longest and has the rarest characters.
+    return tuple(sorted(set(options), key=lambda n: (-min(_telling(t, i) for t, i in n), len(n), sorted(n))))
+
+
+def _sequence(items: Sequence[tuple[object, object]], icase: bool) -> Need | None:
+    options = _options(items, icase)
+    return options[0] if options else None
+
+
+def _item(op: object, av: Any, icase: bool) -> tuple[Need, ...]:
+    """What one item of a sequence requires: every Need of the tuple."""
+    if op is _sre.SUBPATTERN:
+        _group, add, remove, sub = av
+        icase = bool((icase or add & re.IGNORECASE) and not remove & re.IGNORECASE)
+        return _options(list(sub), icase)
+    if op is _sre.ATOMIC_GROUP:
+        return _options(list(av), icase)
+    if op in _REPEATS:
+        low, _high, sub = av
+        return _options(list(sub), icase) if low >= 1 else ()
+    if op is _sre.BRANCH:  # one alternative matches: one of their requirements is there
+        needs = [_sequence(list(alt), icase) for alt in av[1]]
+        if any(n is None for n in needs):
+            return ()
+        return (frozenset().union(*needs),)  # type: ignore[arg-type]
+    return ()  # a class, any character, an anchor, a look-around, a back reference
+
+
+@dataclass(frozen=True, slots=True)
+class Gated:
+    """A regex with what its matches must contain."""
+
+    pattern: re.Pattern[str]
+    needs: tuple[Need, ...]
+
+    def could_match(self, line: str, low: str) -> bool:
+        """False only when pattern.search(line) is certainly None; low is folded(line)."""
+        for need in self.needs:  # loops, not all(any(...)): this runs for every pattern on every line
+            for text, icase in need:
+                if text in (low if icase else line):
+                    break
+            else:
+                return False
+        return True
+
+    def search(self, line: str, low: str) -> re.Match[str] | None:
+        """pattern.search(line), skipped when it cannot match."""
+        return self.pattern.search(line) if self.could_match(line, low) else None
+
+
+def gated(pattern: re.Pattern[str]) -> Gated:
+    """The pattern with its three most telling requirements (more rarely turn a line away)."""
+    return Gated(pattern, requirements(pattern)[:3])
+
+
+class Gate:
+    """Whether any of many patterns matches a line. One regex over a key substring of each
+    pattern's literals, starting with a rare character so most positions are skipped at C speed,
+    turns most lines away; on the others only the patterns whose key is there are searched."""
+
+    def __init__(self, patterns: Iterable[re.Pattern[str]]) -> None:
+        self.gated = tuple(gated(p) for p in patterns)
+        self._always = tuple(i for i, g in enumerate(self.gated) if not g.needs)
+        self._by_key: dict[tuple[str, bool], list[int]] = {}
+        for i, g in enumerate(self.gated):
+            for text, icase in g.needs[0] if g.needs else ():
+                self._by_key.setdefault((_key(text, icase), icase), []).append(i)
+        # Searched from each key found + 1, not with a look-ahead: only a bare trie lets re skip
+        # the positions whose character starts no key.
+        self._exact = _literal_regex({k for k, icase in self._by_key if not icase})
+        self._folded = _literal_regex({k for k, icase in self._by_key if icase})
+
+    def lines_to_search(self, lines: Sequence[str]) -> set[int] | None:
+        """Indexes of the lines where a key is, found over the whole text at once (no Python work
+        per line); None when every line must be searched."""
+        if self._always:
+            return None
+        text = "\n".join(lines)
+        out: set[int] = set()
+        for regex, haystack in ((self._exact, text), (self._folded, folded(text))):
+            line = last = 0
+            m = regex.search(haystack) if regex is not None else None
+            while m is not None:
+                line += haystack.count("\n", last, m.start())
+                last = m.start()
+                out.add(line)
+                after = haystack.find("\n", last)
+                m = regex.search(haystack, after + 1) if after >= 0 else None  # type: ignore[union-attr]
+        return out
+
+    def any_match(self, line: str) -> bool:
+        """Whether pattern.search(line) finds something for any of the patterns."""
+        low = folded(line) if self._folded is not None else line
+        candidates = set(self._always)
+        for regex, text, icase in ((self._exact, line, False), (self._folded, low, True)):
+            if regex is None:
+                continue
+            m = regex.search(text)
+            while m is not None:  # each key where it starts, the overlapping ones too
+                for key in self._keys_at(m.group(), icase):
+                    candidates.update(self._by_key[key])
+                m = regex.search(text, m.start() + 1)
+        return any(self.gated[i].search(line, low) for i in sorted(candidates))
+
+    def _keys_at(self, found: str, icase: bool) -> Iterator[tuple[str, bool]]:
+        """The keys found at one position: found and every key it starts with."""
+        for end in range(1, len(found) + 1):
+            if (found[:end], icase) in self._by_key:
+                yield found[:end], icase
+
+
+def _key(text: str, icase: bool) -> str:
+    """The part of a literal a line is first searched for: 8 characters from its rarest one (at
+    least 4 from the end, so the key stays telling)."""
+    starts = range(max(1, len(text) - 3)) if len(text) > 4 else range(1)
+    start = min(starts, key=lambda i: (_rarity(text[i], icase), i))
+    return text[start : start + 8]
+
+
+def _telling(text: str, icase: bool) -> float:
+    """How few lines a literal is likely to be in: longer, and of rarer characters, is fewer.
+    Digits and dots count little: versions are everywhere in a ticket."""
+    return sum(_weight(ch, icase) for ch in text)
+
+
+def _weight(ch: str, icase: bool) -> float:
+    """How telling one character of a literal is."""
+    r = _rarity(ch, icase)
+    if 20 < r <= 46:  # a lower-case letter: 1 (e) to 2 (z)
+        return 1 + (46 - r) / 25
+    return {0: 4.0, 10: 3.0, 47: 0.5, 50: 0.3}[r]
+
+
+_BY_FREQUENCY = "etaoinshrdlcumwfgypbvkjxqz"  # English letters, most frequent first
+
+
+def _rarity(ch: str, icase: bool) -> int:
+    """How often ch is in a ticket, roughly: lower is rarer."""
+    if ch.isascii() and ch.isalpha():
+        if ch.isupper() and not icase:
+            return 10
+        return 46 - _BY_FREQUENCY.index(ch.lower())
+    if ch.isdigit() or ch in ".-_/:,'\"=":
+        return 47
+    return 50 if ch.isspace() else 0
+
+
+def _literal_regex(literals: set[str]) -> re.Pattern[str] | None:
+    """One regex finding the longest of literals at a position (a trie: one test per character)."""
+    if not literals:
+        return None
+    trie: dict[str, dict] = {}
+    for text in literals:
+        node = trie
+        for ch in text:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+    return re.compile(_trie_regex(trie))
+
+
+def _trie_regex(node: dict[str, dict]) -> str:
+    """Longest first: a key that starts another still matches (the caller tries each prefix)."""
+    alts = [re.escape(ch) + _trie_regex(sub) for ch, sub in sorted(node.items()) if ch]
+    if "" in node:
+        alts.append("")
+    return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
