@@ -192,7 +192,7 @@ def render_text(report: Report, *, verbose: bool = False, color: bool = False,
     if hidden:
         lines.append(f"({hidden} info finding(s) hidden; -v shows them)")
         lines.append("")
-    lines.extend(render_gpu_table(gpu_table(report.facts), unicode))
+    lines.extend(render_gpu_table(gpu_table(report.facts), unicode, color))
     lines.extend(render_smoke(report))
     lines.extend(render_asks(report))
     lines.append("Checks:")

@@ -7,6 +7,7 @@ compares what is wrong (warnings and errors), never bare ids.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from helpers import change, healthy, judge
 from tfdoctor.facts import Facts, LibraryFacts
@@ -45,3 +46,36 @@ def test_a_problem_still_there_and_a_new_one_are_said():
     worse = replace(error, id="made-up-new-problem")
     fixed, left, new = outcome(before.findings, (*after.findings, worse))
     assert fixed == [] and "cuda-library-missing" in left and new == ["made-up-new-problem"]
+
+
+def test_the_preload_fix_on_a_fake_h100_says_what_it_fixed(tmp_path):
+    """The issue's own run, through the console script: TF 2.21 with its [and-cuda] wheels on a
+    fake H100 node, cuSOLVER and cuRAND off TensorFlow's RUNPATH (tests/scenarios
+    tf221_runpath_gap). The apply takes the verdict from problems to no problems, leaving an
+    info cuda-library-missing (NVSHMEM); the words said "still there: ... cuda-library-missing"
+    and must say it was fixed."""
+    import json
+    import subprocess
+    import sys
+
+    from fakegpu.e2e import build, load_document, make_template_venv
+
+    scenarios = Path(__file__).resolve().parents[1] / "scenarios"
+    doc = load_document(scenarios / "cases" / "tf221_runpath_gap.json")
+    e2e = build(tmp_path / "machine", doc, make_template_venv(tmp_path / "template"),
+                scenarios / "tf")
+    env = e2e.env | {"XDG_STATE_HOME": str(tmp_path / "state"), "HOME": str(tmp_path / "home")}
+    tfdoctor = Path(sys.executable).parent / "tfdoctor"
+    done = subprocess.run([str(tfdoctor), "fix", "--python", str(e2e.python), "--apply", "--yes"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    fixed = next(ln for ln in done.stdout.splitlines() if ln.startswith("Fixed:"))
+    was_fixed, still_there = fixed.split(";")[:2]
+    assert "cuda-library-missing" in was_fixed, done.stdout
+    assert "cuda-library-missing" not in still_there, done.stdout  # the issue's words
+    assert "After:  xla-ptxas-other-cuda, cuda-library-missing (info)" in done.stdout, done.stdout
+    after = subprocess.run([str(tfdoctor), "--quick", "--json", "--python", str(e2e.python)],
+                           capture_output=True, text=True, env=env, timeout=300)
+    doc = json.loads(after.stdout)
+    assert doc["verdict"]["status"] != "problems", after.stdout[-2000:]
+    assert {f["severity"] for f in doc["findings"] if f["id"] == "cuda-library-missing"} == {"info"}

@@ -4,6 +4,7 @@ wrong types, cut bytes), plus canary secrets that redaction must remove."""
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from collections.abc import Iterator
@@ -78,7 +79,8 @@ def mutate(rng: random.Random, base: dict[str, Any]) -> bytes:
     doc = json.loads(json.dumps(base))
     for _ in range(rng.choice((1, 1, 2, 3, 8))):
         paths = list(_paths(doc))
-        doc = _set(rng, doc, rng.choice(paths), rng.choice(HOSTILE))
+        # A copy: the same list set twice, once inside itself, made a cycle (RecursionError).
+        doc = _set(rng, doc, rng.choice(paths), copy.deepcopy(rng.choice(HOSTILE)))
     if rng.random() < 0.15:
         holder = doc.get("facts", doc) if isinstance(doc, dict) else None
         if isinstance(holder, dict):

@@ -276,3 +276,16 @@ def test_a_sibling_holding_a_copy_of_our_read_end_is_not_reaped():
         child.stdout.close()
         if child.stderr is not None:
             child.stderr.close()
+
+
+@pytest.mark.slow
+def test_wrapper_around_real_tensorflow_then_a_daemon(tmp_path, mark, tf_cpu_python):
+    """The issue's second interpreter with a real TensorFlow: the wrapper runs it (TensorFlow
+    is imported, the smoke recipes run on the CPU), then starts `(setsid sleep N &)`. The full
+    run ends with the smoke child's results, reports nothing as hung, and leaves nothing."""
+    python = fake(tmp_path, f'{tf_cpu_python} "$@"\nrc=$?\n(setsid sleep 300 &)\nexit $rc')
+    code, doc, err, took = run(["--json", "--python", python, "--only", "matmul"], mark, limit=180)
+    smoke = doc["facts"]["smoke"]
+    assert smoke["outcome"] == "completed" and smoke["tf_version"], (smoke["outcome"], err)
+    assert not {"smoke-timeout", "smoke-budget-exhausted"} & {f["id"] for f in doc["findings"]}
+    assert took < 120 and left_behind(mark) == []

@@ -300,3 +300,15 @@ def test_pcie_machine_behind_an_iommu_reads_sys(tmp_path):
     assert table.topology.busbw is not None
     assert table.topology.busbw.text == ("not measured; the topology predicts ~26 GB/s "
                                          "(PCIe gen 4 x16 (32 GB/s))")
+
+
+def test_low_bars_are_yellow_on_a_colour_terminal():
+    """With colour, a low bar's line is yellow; its `<< low` mark stays for NO_COLOR readers."""
+    from helpers import judge
+    from tfdoctor.render_text import render_text
+
+    lines = render_text(judge(four_a100()), color=True).splitlines()
+    low = [line for line in lines if "<< low" in line]
+    assert len(low) == 3 and all(line.startswith("\x1b[33m") for line in low)
+    plain = render_text(judge(four_a100())).splitlines()
+    assert "\x1b" not in "".join(line for line in plain if "<< low" in line)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import click
+
 from tfdoctor.docload import printable
 from tfdoctor.pictures.model import (
     GPU_COLUMNS,
@@ -62,27 +64,30 @@ def table_lines(heads: tuple[str, ...], rows: list[tuple[str, ...]], indent: str
     return out
 
 
-def render_gpu_table(table: GpuTable | None, unicode: bool = True) -> list[str]:
-    """The GPU section of the plain-text report; nothing when NVML listed no GPU."""
+def render_gpu_table(table: GpuTable | None, unicode: bool = True, color: bool = False) -> list[str]:
+    """The GPU section of the plain-text report; nothing when NVML listed no GPU. With `color`,
+    a flagged bar's line is yellow too (its `<< low` mark carries the meaning without)."""
     if table is None:
         return []
     lines = [f"GPUs ({len(table.rows)}, as NVML lists them):"]
-    body = table_lines(GPU_COLUMNS, [r.cells for r in table.rows])
+    body = [printable(line) for line in table_lines(GPU_COLUMNS, [r.cells for r in table.rows])]
     lines.append(body[0])
     label_width = max((len(b.label) for r in table.rows for b in r.bars if b.scale), default=0)
     for row, line in zip(table.rows, body[1:], strict=True):
         lines.append(line)
         for bar in row.bars:
-            lines.append("       " + bar_line(bar, unicode, label_width))
+            drawn = "       " + printable(bar_line(bar, unicode, label_width))
+            lines.append(click.style(drawn, fg="yellow") if color and bar.flag else drawn)
+    tail = []
     if table.peak_source:
-        lines.append(f"  Bars: measured by the smoke run against the spec of {table.peak_source}.")
+        tail.append(f"  Bars: measured by the smoke run against the spec of {table.peak_source}.")
     if table.note:
-        lines.append(f"  {table.note}")
-    lines.extend(f"  {u}" for u in table.unmatched)
+        tail.append(f"  {table.note}")
+    tail.extend(f"  {u}" for u in table.unmatched)
     if table.allreduce is not None:
-        lines.append("  " + bar_line(table.allreduce, unicode, len(table.allreduce.label)))
-    lines = [printable(line) for line in lines] + [""]
-    return lines + (render_topology(table.topology, unicode) if table.topology else [])
+        tail.append("  " + bar_line(table.allreduce, unicode, len(table.allreduce.label)))
+    lines += [printable(line) for line in tail]
+    return lines + [""] + (render_topology(table.topology, unicode) if table.topology else [])
 
 
 def render_topology(matrix: TopologyMatrix, unicode: bool = True) -> list[str]:

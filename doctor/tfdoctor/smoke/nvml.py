@@ -91,7 +91,7 @@ class NvmlSampler:
             return tuple(self._samples)
 
     def stop(self) -> None:
-        """Close the sampler's stdin (its signal to exit), then make sure its group is gone."""
+        """Close the sampler's stdin (its signal to exit), then reap it with all it started."""
         proc = self._proc
         if proc is None:
             return
@@ -104,5 +104,7 @@ class NvmlSampler:
         reap(proc)
         if self._thread is not None:
             self._thread.join(timeout=2.0)
-        if proc.stdout is not None:
+        # A reader still blocked (a pipe held by a process we could not kill): closing the
+        # stream under it would wait for it.
+        if proc.stdout is not None and (self._thread is None or not self._thread.is_alive()):
             proc.stdout.close()

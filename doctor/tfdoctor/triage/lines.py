@@ -20,12 +20,10 @@ lines after a key, kernel_log joins 6), so no recogniser can tell the shortened 
 # run of breaks splits one way only and a failed match cannot backtrack exponentially.
 _BREAK_CHARS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _UNIT = r"[ \t]*(?:\r\n|\r(?!\n)|[\n\v\f\x1c\x1d\x1e\x85\u2028\u2029])"
-# A run starts at the text's start or at the end of a line with something on it, never inside
-# another run, so finding them costs time linear in the text. The bounded repeat finds a run long
-# enough to cut; a character class (which re repeats without keeping state per character) then
-# finds its end, so a run of eight million lines costs no memory.
-_RUN = re.compile(rf"(?:\A|(?<=[^ \t{_BREAK_CHARS}]){_UNIT})(?P<run>(?:{_UNIT}){{{KEEP + 1}}})")
-_BLANKS = re.compile(rf"[ \t{_BREAK_CHARS}]*")
+# A run of more than KEEP blank lines is a stretch of more than KEEP blanks and breaks: re finds
+# such stretches with a repeated character class (skipping other characters at C speed, keeping
+# no state per character), then the run's first and last line are read off the stretch.
+_STRETCH = re.compile(rf"[ \t{_BREAK_CHARS}]{{{KEEP + 1},}}")
 _KEPT = re.compile(rf"(?:{_UNIT}){{{KEEP}}}")
 
 
@@ -53,27 +51,22 @@ def ticket_lines(texts: Sequence[str]) -> TicketLines:
     cut = 0  # lines cut out so far, over all inputs
     for text in texts:
         base, cut_here, pieces, pos, before = len(lines), 0, [], 0, 0  # before: breaks in text[:pos]
-        m = _RUN.search(text)
-        while m is not None:
-            start = m.start("run")
-            blanks = _BLANKS.match(text, start)
-            assert blanks is not None  # it matches the empty string at worst
-            # the run ends at its last line break: the blanks after it indent the next line
-            end = max(text.rfind(ch, start, blanks.end()) for ch in _BREAK_CHARS) + 1
+        for stretch in _STRETCH.finditer(text):
+            run = _blank_run(text, *stretch.span())
+            if run is None:
+                continue
+            start, end, count = run
             before += _breaks(text, pos, start)
             kept = _KEPT.match(text, start)
             assert kept is not None  # the run has more than KEEP blank lines
             pieces.append(text[pos : kept.end()])
-            run = _breaks(text, start, end)
-            gone = run - KEEP
             first = base + before - cut_here + 1  # the run's first line, numbered as kept
-            cut_here += gone
-            cut += gone
+            cut_here += count - KEEP
+            cut += count - KEEP
             points.append(first + KEEP)
             removed.append(cut)
-            before += run
+            before += count
             pos = end
-            m = _RUN.search(text, pos)
         if pieces:
             pieces.append(text[pos:])
             text = "".join(pieces)
@@ -85,3 +78,19 @@ def _breaks(text: str, start: int, end: int) -> int:
     """Line boundaries in text[start:end], counted as str.splitlines counts them."""
     n = sum(text.count(ch, start, end) for ch in _BREAK_CHARS)
     return n - text.count("\r\n", start, end)
+
+
+def _blank_run(text: str, start: int, end: int) -> tuple[int, int, int] | None:
+    """(start, end, lines) of the blank lines in a stretch of blanks and breaks, if more than KEEP.
+
+    A stretch starts at the text's start or just after a character of a line with something on it
+    (that line ends at the stretch's first break), and ends with any blanks indenting the next line.
+    """
+    if start > 0:
+        first = min((i for i in (text.find(ch, start, end) for ch in _BREAK_CHARS) if i >= 0), default=-1)
+        if first < 0:
+            return None
+        start = first + (2 if text.startswith("\r\n", first) else 1)
+    end = max(text.rfind(ch, start, end) for ch in _BREAK_CHARS) + 1
+    count = _breaks(text, start, end) if end > start else 0
+    return (start, end, count) if count > KEEP else None
