@@ -34,7 +34,7 @@ that the catalogue does not know: reported as it is (never silent), with its sou
 # The C++ log prefix TensorFlow and XLA print: "2021-03-01 10:00:00.000000: E tensorflow/.../x.cc:328]"
 # (glog style, TF <= 2.15; triage has taken the timestamp off) or "E0000 00:00:1721811870.196385   15886 x.cc:535]" (Abseil, TF >= 2.16),
 # and Python's "ERROR:tensorflow:". Only errors, fatals and warnings; info lines are not reported.
-_LOG_LINE = re.compile(
+LOG_LINE = re.compile(
     r"(?:(?:^\s*|\d: )(?P<a>[EWF]) (?P<fa>[\w./+-]+\.(?:cc|cpp|h|cu)):\d+\]"
     r"|\b(?P<b>[EWF])\d{4} \d\d:\d\d:\d+\.\d+\s+\d+ (?P<fb>[\w./+-]+\.(?:cc|cpp|h|cu)):\d+\]"
     r"|^\s*(?P<c>ERROR):(?P<fc>tensorflow):)\s*\S"
@@ -44,7 +44,9 @@ _LOG_LINE = re.compile(
 def log_level(line: str) -> tuple[str, str] | None:
     """("error" or "warning", source file) of an error, fatal or warning line of TensorFlow's own
     log format, None for any other line."""
-    m = _LOG_LINE.search(line)
+    if "]" not in line and "ERROR:" not in line:  # every form below has one
+        return None
+    m = LOG_LINE.search(line)
     if m is None:
         return None
     level = m.group("a") or m.group("b") or m.group("c")
