@@ -85,14 +85,25 @@ def test_recognition_does_not_depend_on_file_order(cause, index, pattern) -> Non
 
 
 def test_causes_read_by_a_recogniser_recognise_their_samples() -> None:
-    """A cause shown by a recogniser's own parsing (pip's resolver lines) is tested like a pattern:
-    each sample, pasted as a ticket, gives that finding."""
-    for c in (c for c in LOG if c.recognised_by):
+    """A cause shown by a recogniser's own parsing (pip's resolver lines, the mined vocabulary's
+    templates) is tested like a pattern: each sample, pasted as a ticket, gives that finding; a
+    static finding a log line shows keeps its own id (one cause, one id)."""
+    for c in (c for c in CAT.causes.values() if c.recognised_by):
         assert c.samples, c.id
         assert (ROOT / "doctor" / "tfdoctor" / c.recognised_by).is_file(), c.recognised_by
         for sample in c.samples:
             result = CliRunner().invoke(cli, ["triage", "--json", "-"], input=sample + "\n")
             assert f'"{c.id}"' in result.stdout, (c.id, sample)
+
+
+def test_every_cause_the_vocabulary_names_is_a_record() -> None:
+    """A mined template classified into a cause the catalogue does not hold would become a line
+    quoted as unknown: every such id is a log cause or a static record with the words of one."""
+    from tfdoctor.knowledge import vocab
+
+    named = {t.cause for t in vocab.templates() if t.cause and t.source not in logmap.BY_PATTERN_ONLY}
+    held = {c.log_id for c in LOG} | {c.id for c in CAT.causes.values() if c.message and not c.log_id}
+    assert named - held == set()
 
 
 def test_benign_lines_are_noise_and_never_a_cause() -> None:

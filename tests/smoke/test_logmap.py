@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import tfdoctor.checks.smoke  # noqa: F401  (registers the smoke checks)
 from conftest import RECORDED, make_facts
-from tfdoctor.facts import RecipeResult, SmokeDevice, SmokeFacts
+from tfdoctor.facts import LogCause, RecipeResult, SmokeDevice, SmokeFacts
 from tfdoctor.registry import _REGISTRY, CheckConfig, run_check
 from tfdoctor.smoke import logmap
 
@@ -305,3 +305,16 @@ def test_field_lines_map_to_causes(line: str, expected: tuple[str, str | None]) 
 def test_user_code_symbolic_keras_error_is_not_the_numpy_cause() -> None:
     """Keras's own message for user code that feeds a KerasTensor to NumPy is another error."""
     assert logmap.recognise("Cannot convert a symbolic Keras input/output to a numpy array.") is None
+
+
+def test_a_cause_id_the_catalogue_does_not_hold_is_reported_not_dropped() -> None:
+    """A log cause whose id has no catalogue record (a vocabulary classified the line into a cause
+    not yet merged, or a document from another tfdoctor) is quoted as tf-log-unrecognised, never
+    silently skipped."""
+    line = "E0000 00:00:1721811870.196385   15886 nccl_utils.cc:42] NCCL failure in a made-up way"
+    cause = LogCause(id="no-such-cause", line=line, subject=None)
+    smoke = SmokeFacts(python="python", outcome="completed", devices=(SmokeDevice("CPU:0", "CPU"),),
+                       recipes=(RecipeResult("devices", None, "passed"),), causes=(cause,))
+    log = run_check(_REGISTRY["smoke-log"], make_facts(smoke), CheckConfig()).findings
+    assert [f.id for f in log] == ["tf-log-unrecognised"]
+    assert "NCCL failure in a made-up way" in log[0].message

@@ -13,11 +13,13 @@ from tfdoctor.checks.smoke_kernels import kernels_could_not_run, kernels_failed
 from tfdoctor.checks.tensorflow import wants_gpu_signs
 from tfdoctor.facts import Facts, LogCause, RecipeResult, SmokeFacts
 from tfdoctor.findings import Finding, Severity
-from tfdoctor.knowledge import Cause
+from tfdoctor.knowledge import Cause, catalogue
 from tfdoctor.registry import CheckConfig, NotApplicable, NotRun, check
 from tfdoctor.smoke import logmap
 from tfdoctor.smoke.causes import CAUSES, FINDING_IDS, finding_id
 
+SHOWN_STATIC = tuple(c.id for c in catalogue().causes.values() if not c.log_id and c.message)
+"""Static findings a log line can show too (their record has the words a log finding needs)."""
 CRASH_IDS = {"SIGILL": "smoke-illegal-instruction", "SIGKILL": "smoke-killed"}
 RECIPE_IDS = {
     "devices": "smoke-placement-failed",
@@ -280,7 +282,7 @@ def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     title="TensorFlow's log shows no known failure",
     area="smoke",
     needs="smoke",
-    emits=FINDING_IDS)
+    emits=FINDING_IDS + SHOWN_STATIC)
 def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Every recognised failure line becomes a finding, even when the child later crashed or
     listed no GPU (smoke-no-gpu then names it as its cause)."""
@@ -302,12 +304,17 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     gpu_expected = bool(facts.driver.gpus) or config.expect_gpus or (
         gpu_unknown and (s.outcome != "ticket" or wants_gpu_signs(facts)))
     seen = {c.id for c in s.causes if c.id in CAUSES}
-    unknown = [c for c in s.causes if c.id == logmap.UNRECOGNISED]
+    # A line whose cause the catalogue does not hold (a vocabulary classified it into an id with no
+    # record) is reported as it is, never dropped.
+    unknown = [c for c in s.causes if c.id == logmap.UNRECOGNISED or shown_by_log(c.id) is None]
     if unknown:
         yield _unrecognised(unknown)
     for cause in s.causes:
-        info = CAUSES.get(cause.id)
-        if info is None or cause.id in done or cause.id == logmap.UNRECOGNISED or not _applies(info, facts):
+        shown = shown_by_log(cause.id)
+        if shown is None or cause.id in done:
+            continue
+        fid, info = shown
+        if not _applies(info, facts):
             continue
         severity = info.severity or Severity.ERROR
         if info.explains_no_gpu and not gpu_expected and severity is Severity.ERROR:
@@ -321,7 +328,7 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         # Another line of the same log that is the reason for this one (the catalogue's explains).
         reason = next((r for r in sorted(seen) if finding_id(cause.id) in CAUSES[r].explains), None)
         yield Finding(
-            finding_id(cause.id),
+            fid,
             severity,
             info.message or "",
             evidence,
@@ -329,6 +336,16 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             links=(info.link,) if info.link else (),
             caused_by=finding_id(reason) if reason else None,
         )
+
+
+def shown_by_log(log_id: str) -> tuple[str, Cause] | None:
+    """The finding a log cause id becomes and its record: "tf-log-<id>" for a cause only a log
+    shows; the static finding's own id for a cause a check also finds (one cause, one id); None
+    for an id the catalogue does not hold."""
+    if log_id in CAUSES and log_id != logmap.UNRECOGNISED:
+        return finding_id(log_id), CAUSES[log_id]
+    static = catalogue().causes.get(log_id)
+    return (log_id, static) if static is not None and static.message else None
 
 
 def _unrecognised(causes: list[LogCause]) -> Finding:

@@ -372,3 +372,10 @@ def instance_of(text: str, value: str = "libfoo.so.1") -> str:
         return _SAMPLE.get(ph[-1], value) if ph.startswith("%") else value
 
     return PLACEHOLDER.sub(fill, text.replace("%%", "\0")).replace("\0", "%")
+
+
+def anchors() -> tuple[str, ...] | None:
+    """The words the prefilter looks for: a line holding none of them matches no template (None
+    when some template has no anchor, so no line can be ruled out by its words)."""
+    idx = _index()
+    return None if idx.unanchored else tuple(idx.by_anchor)

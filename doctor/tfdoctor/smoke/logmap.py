@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 
 from tfdoctor.facts import LogCause
-from tfdoctor.knowledge import catalogue
+from tfdoctor.knowledge import catalogue, vocab
 
 # (log cause id, pattern) in recognition order, and the benign lines: views of the catalogue
 # (doctor/tfdoctor/knowledge/, docs/knowledge.md), where each pattern is kept with its source and
@@ -20,17 +20,21 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for cause in catalogue().log_causes() if cause.log_id
     for pattern in cause.patterns
 )
+GENERIC_LOG = frozenset(c.log_id for c in catalogue().log_causes() if c.generic and c.log_id)
+"""Log causes that say only that a part failed: a specific vocabulary template outranks them."""
 NOISE = re.compile("|".join(f"(?:{b.regex.pattern})" for b in catalogue().benign))
 
 
 _STATUS = re.compile(r"\b(?:CUDA_ERROR|CUBLAS_STATUS|CUDNN_STATUS)_[A-Z_]+")
+BY_PATTERN_ONLY = frozenset({"pip"})
+"""Vocabulary sources whose templates decide no cause by themselves (see recognise)."""
 UNRECOGNISED = "unrecognised"
 """The log cause of an error or warning line of TensorFlow's, XLA's or the CUDA stack's own log
 that the catalogue does not know: reported as it is (never silent), with its source file."""
 # The C++ log prefix TensorFlow and XLA print: "2021-03-01 10:00:00.000000: E tensorflow/.../x.cc:328]"
 # (glog style, TF <= 2.15; triage has taken the timestamp off) or "E0000 00:00:1721811870.196385   15886 x.cc:535]" (Abseil, TF >= 2.16),
 # and Python's "ERROR:tensorflow:". Only errors, fatals and warnings; info lines are not reported.
-_LOG_LINE = re.compile(
+LOG_LINE = re.compile(
     r"(?:(?:^\s*|\d: )(?P<a>[EWF]) (?P<fa>[\w./+-]+\.(?:cc|cpp|h|cu)):\d+\]"
     r"|\b(?P<b>[EWF])\d{4} \d\d:\d\d:\d+\.\d+\s+\d+ (?P<fb>[\w./+-]+\.(?:cc|cpp|h|cu)):\d+\]"
     r"|^\s*(?P<c>ERROR):(?P<fc>tensorflow):)\s*\S"
@@ -40,7 +44,9 @@ _LOG_LINE = re.compile(
 def log_level(line: str) -> tuple[str, str] | None:
     """("error" or "warning", source file) of an error, fatal or warning line of TensorFlow's own
     log format, None for any other line."""
-    m = _LOG_LINE.search(line)
+    if "]" not in line and "ERROR:" not in line:  # every form below has one
+        return None
+    m = LOG_LINE.search(line)
     if m is None:
         return None
     level = m.group("a") or m.group("b") or m.group("c")
@@ -58,6 +64,27 @@ def recognise(line: str) -> tuple[str, str | None] | None:
     warning line of TensorFlow's log format; None for anything else or known noise."""
     if is_noise(line):
         return None
+    hit = _by_pattern(line)
+    if hit is not None and hit[0] not in GENERIC_LOG:
+        return hit
+    # The mined vocabulary: every message template of the GPU stack's own sources, classified; a
+    # specific template outranks a generic pattern ("any CUDA_ERROR_ name"). pip's messages name a
+    # package in their values, which only the catalogue's patterns and the pip recogniser read: a
+    # pip template alone decides no cause.
+    template = vocab.match(line)
+    if template is not None and template.source not in BY_PATTERN_ONLY:
+        if template.cause is None:
+            return hit  # benign, with its reason in the vocabulary (unless a pattern knows better)
+        if hit is None or template.cause not in GENERIC_LOG:
+            status = _STATUS.search(line)
+            return template.cause, status.group(0) if status else None
+    if hit is not None:
+        return hit
+    level = log_level(line)
+    return (UNRECOGNISED, level[1]) if level else None
+
+
+def _by_pattern(line: str) -> tuple[str, str | None] | None:
     for cause_id, pattern in PATTERNS:
         match = pattern.search(line)
         if match:
@@ -67,8 +94,7 @@ def recognise(line: str) -> tuple[str, str | None] | None:
                 status = _STATUS.search(line)
                 subject = status.group(0) if status else None
             return cause_id, subject.strip() if subject else None
-    level = log_level(line)
-    return (UNRECOGNISED, level[1]) if level else None
+    return None
 
 
 def scan(lines: Iterable[str], recipe: str | None = None) -> tuple[LogCause, ...]:

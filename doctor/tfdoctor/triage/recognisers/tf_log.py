@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from tfdoctor.facts import LogCause
+from tfdoctor.knowledge import vocab
 from tfdoctor.smoke import logmap
 from tfdoctor.triage.observe import Observation
 from tfdoctor.triage.recognisers._gate import Gate
@@ -126,12 +127,15 @@ _cache: tuple[object, Gate, dict[str, tuple[str, str | None] | None]] | None = N
 
 
 def _causes() -> tuple[Gate, dict[str, tuple[str, str | None] | None]]:
-    """A gate over every pattern that makes logmap.recognise answer (its causes' patterns and its
-    log-format line), and a memo of its answers, both rebuilt when logmap's patterns change."""
+    """A gate over every pattern that makes logmap.recognise answer (its causes' patterns, its
+    log-format line, the vocabulary's anchor words), and a memo of its answers, both rebuilt when
+    logmap's patterns change."""
     global _cache
     if _cache is None or _cache[0] is not logmap.PATTERNS:
-        log_line = getattr(logmap, "_LOG_LINE", None)  # absent: every line may be "unrecognised"
-        patterns = [p for _, p in logmap.PATTERNS] + [log_line or re.compile("")]
+        # The mined vocabulary's templates each need their anchor word; none known: every line.
+        words = vocab.anchors()
+        anchors = [re.compile(re.escape(w)) for w in words] if words is not None else [re.compile("")]
+        patterns = [p for _, p in logmap.PATTERNS] + [logmap.LOG_LINE, *anchors]
         _cache = (logmap.PATTERNS, Gate(patterns), {})
     return _cache[1], _cache[2]
 
