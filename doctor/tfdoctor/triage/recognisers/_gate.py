@@ -33,14 +33,18 @@ Need = frozenset[tuple[str, bool]]
 when case-insensitive."""
 
 # Under IGNORECASE Python's re also matches these to ASCII letters (found by trying every code
-# point; tests/triage/test_gate.py repeats the search): fold them before lowering.
-_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+# point; tests/triage/test_gate.py repeats the search): fold them before lowering. str.replace,
+# not str.translate, which costs a dictionary look-up per character of non-ASCII text.
+_FOLD = (("\u0130", "i"), ("\u0131", "i"), ("\u017f", "s"), ("\u212a", "k"))
 _REPEATS = {_sre.MAX_REPEAT, _sre.MIN_REPEAT, getattr(_sre, "POSSESSIVE_REPEAT", _sre.MAX_REPEAT)}
 
 
 def folded(line: str) -> str:
     """The line as a case-insensitive literal is looked for in it (see `Need`)."""
-    return line.lower() if line.isascii() else line.translate(_FOLD).lower()
+    if not line.isascii():
+        for char, letter in _FOLD:
+            line = line.replace(char, letter)
+    return line.lower()
 
 
 def required(pattern: re.Pattern[str]) -> Need | None:
@@ -56,6 +60,24 @@ def requirements(pattern: re.Pattern[str]) -> tuple[Need, ...]:
         return _options(list(parsed), bool(parsed.state.flags & re.IGNORECASE))
     except Exception:  # noqa: BLE001  (a private parser: whatever it does, the pattern is always run)
         return ()
+
+
+def alternatives(pattern: re.Pattern[str]) -> tuple[tuple[Need, ...], ...] | None:
+    """For a pattern that is one alternation (`a|b`, `(?i:a|b)`): what each alternative requires,
+    so a line must hold all of one alternative's literals; None for any other pattern."""
+    try:
+        parsed = _sre_parse.parse(pattern.pattern, pattern.flags)
+        items, icase = list(parsed), bool(parsed.state.flags & re.IGNORECASE)
+        while len(items) == 1 and items[0][0] is _sre.SUBPATTERN:
+            _group, add, remove, sub = items[0][1]
+            icase = bool((icase or add & re.IGNORECASE) and not remove & re.IGNORECASE)
+            items = list(sub)
+        if len(items) != 1 or items[0][0] is not _sre.BRANCH:
+            return None
+        alts = tuple(_options(list(alt), icase) for alt in items[0][1][1])
+        return None if any(not alt for alt in alts) else alts
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def _options(items: Sequence[tuple[object, object]], icase: bool) -> tuple[Need, ...]:
@@ -111,25 +133,34 @@ class Gated:
 
     pattern: re.Pattern[str]
     needs: tuple[Need, ...]
+    alternatives: tuple[tuple[Need, ...], ...] | None = None
+    """For one alternation: each alternative's needs (one of them must all be there)."""
 
     def could_match(self, line: str, low: str) -> bool:
         """False only when pattern.search(line) is certainly None; low is folded(line)."""
-        for need in self.needs:  # loops, not all(any(...)): this runs for every pattern on every line
-            for text, icase in need:
-                if text in (low if icase else line):
-                    break
-            else:
-                return False
-        return True
+        if not _holds(self.needs, line, low):
+            return False
+        return self.alternatives is None or any(_holds(alt, line, low) for alt in self.alternatives)
 
     def search(self, line: str, low: str) -> re.Match[str] | None:
         """pattern.search(line), skipped when it cannot match."""
         return self.pattern.search(line) if self.could_match(line, low) else None
 
 
+def _holds(needs: tuple[Need, ...], line: str, low: str) -> bool:
+    """Each need has one of its literals in the line."""
+    for need in needs:  # loops, not all(any(...)): this runs for every pattern on every line
+        for text, icase in need:
+            if text in (low if icase else line):
+                break
+        else:
+            return False
+    return True
+
+
 def gated(pattern: re.Pattern[str]) -> Gated:
-    """The pattern with its three most telling requirements (more rarely turn a line away)."""
-    return Gated(pattern, requirements(pattern)[:3])
+    """The pattern with what its matches need."""
+    return Gated(pattern, requirements(pattern), alternatives(pattern))
 
 
 class Gate:
