@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 # printf conversions (with flags, width, precision, length), Go-style %v, and Python's {} / {name}.
 PLACEHOLDER = re.compile(
@@ -86,26 +86,40 @@ class StringIndex:
                 self.by_word[w].append(s)
 
     def contains(self, fragment: str) -> bool:
-        """The fragment is in one string, or spread over consecutive ones (`<< "trying " << "to "`)."""
-        if self._one(fragment):
+        """The fragment is in one string, or is consecutive whole literals of the string table
+        (`<< "trying " << "to allocate "`): the first piece ends a string, each next one starts
+        (or, merged into a longer string's tail, ends) one, and every piece has 8 characters."""
+        if self._one(fragment, lambda s, f: f in s):
             return True
         pieces = re.split(r"(?<=[ .,;:)])(?=\S)", fragment)
         start = 0
         while start < len(pieces):
             for end in range(len(pieces), start, -1):
-                if self._one("".join(pieces[start:end])):
+                piece = "".join(pieces[start:end])
+                if not re.search(r"[A-Za-z0-9]", piece):
+                    found = True  # punctuation alone (`<< "."`) is shorter than any string kept
+                elif len(piece.strip()) < 8:
+                    continue  # too short to tell: only a shorter, punctuation-only piece can pass
+                elif start == 0:
+                    found = self._one(piece, lambda s, f: s.rstrip().endswith(f.rstrip()))
+                else:
+                    found = self._one(
+                        piece,
+                        lambda s, f: s.lstrip().startswith(f.strip()) or s.rstrip().endswith(f.rstrip()),
+                    )
+                if found:
                     start = end
                     break
             else:
                 return False
         return True
 
-    def _one(self, fragment: str) -> bool:
+    def _one(self, fragment: str, test: Callable[[str, str], bool]) -> bool:
         words = _WORD.findall(fragment)
         if not words:
             return True
         anchor = max(words, key=len)
-        return any(fragment in s for s in self.by_word.get(anchor, ()))
+        return any(test(s, fragment) for s in self.by_word.get(anchor, ()))
 
 
 def anchor_words(texts: Iterable[str]) -> set[str]:
