@@ -167,9 +167,10 @@ def classify(entries: list[dict], rules: list[dict]) -> list[dict]:
     return entries
 
 
-def mine_all(artefacts: Artefacts) -> dict[str, list[dict]]:
-    """Every source's classified entries, keyed by source name (the TOML file's stem)."""
-    entries = mine_tensorflow(artefacts) + fin.mine_finite()
+def mine_all(artefacts: Artefacts, *, tensorflow: bool = True) -> dict[str, list[dict]]:
+    """Every source's classified entries, keyed by source name (the TOML file's stem); without
+    `tensorflow`, only the finite vocabularies (no wheel is read)."""
+    entries = (mine_tensorflow(artefacts) if tensorflow else []) + fin.mine_finite()
     rules = load_toml(OUT / "classify.toml")["rule"]
     by_source: dict[str, list[dict]] = {}
     for e in classify(entries, rules):
@@ -263,12 +264,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fetch", action="store_true", help="download and cache every family's wheel strings")
     p.add_argument("--check", action="store_true", help="compare with the committed data, write nothing")
     p.add_argument("--families", nargs="*", default=list(art.FAMILIES))
+    p.add_argument("--finite-only", action="store_true", help="re-mine only the vocabularies around TF")
     args = p.parse_args(argv)
     if args.fetch:
         for fam in args.families:
             if art.cached_release(fam) is None:
                 print(f"fetching {fam}", file=sys.stderr, flush=True)
                 art.fetch_release(fam)
+    if args.finite_only:
+        by_source = mine_all({}, tensorflow=False)
+        write_all(by_source)
+        return 0
     artefacts, whole = release_artefacts(args.families)
     print(f"artefacts for {len(artefacts)} families: {', '.join(artefacts)}; whole wheels: "
           f"{', '.join(sorted(whole, key=_family_key))}", file=sys.stderr)  # fmt: skip

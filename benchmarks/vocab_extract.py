@@ -200,7 +200,8 @@ def python_messages(source: str, *, literals: bool = False) -> Iterator[tuple[st
             and id(node) not in docstrings
         ):
             text = _template_of(node)
-            if text and len(text) >= 20:
+            # A message is a sentence: identifiers, option names and type names are not.
+            if text and len(text) >= 20 and len(PLACEHOLDER.sub("", text).split()) >= 4:
                 yield text, guess_level(text)
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
             text = _template_of(node.exc.args[0])
