@@ -200,6 +200,11 @@ class Gate:
 
     def any_match(self, line: str) -> bool:
         """Whether pattern.search(line) finds something for any of the patterns."""
+        return self.first(line) is not None
+
+    def first(self, line: str) -> tuple[int, re.Match[str]] | None:
+        """(index, match) of the first of the patterns, in their order, that matches line: what
+        a loop searching each in turn finds, without searching those that cannot match."""
         low = folded(line) if self._folded is not None else line
         candidates = set(self._always)
         for regex, text, icase in ((self._exact, line, False), (self._folded, low, True)):
@@ -210,7 +215,11 @@ class Gate:
                 for key in self._keys_at(m.group(), icase):
                     candidates.update(self._by_key[key])
                 m = regex.search(text, m.start() + 1)
-        return any(self.gated[i].search(line, low) for i in sorted(candidates))
+        for i in sorted(candidates):
+            found = self.gated[i].search(line, low)
+            if found is not None:
+                return i, found
+        return None
 
     def _keys_at(self, found: str, icase: bool) -> Iterator[tuple[str, bool]]:
         """The keys found at one position: found and every key it starts with."""
