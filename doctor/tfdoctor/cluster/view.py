@@ -187,6 +187,26 @@ def finding_title(f: dict[str, Any], root: str | None) -> str:
     return f"{SEVERITY_GLYPH.get(f['severity'], '?')} {f['severity']:<7} {f['id']}{place}"
 
 
+def worker_detail(w: dict[str, Any]) -> str:
+    """One worker as plain lines: where it ran, how it ended, what it ran, its times and the
+    tail of its log (the cluster screen's Enter on a node row)."""
+    ended = ", ".join(str(x) for x in (w.get("outcome"), w.get("phase"), w.get("exit")) if x)
+    lines = [f"address: {w.get('address') or '-'} ({w.get('hostname') or '?'}, "
+             f"{w.get('interface') or '-'}), pid {w.get('pid') or '?'}",
+             f"python: {w.get('python') or '?'}",
+             f"ended: {ended or '?'}",
+             f"TensorFlow {w.get('tf_version') or '?'}"
+             + (" (CUDA build)" if w.get("is_cuda_build") else "")
+             + f", collective {w.get('collective') or '-'}, {w.get('replicas') or '?'} replica(s)",
+             f"step {_ms(w.get('step_seconds') or [])}, compute {_ms(w.get('compute_seconds') or [])}"]
+    if w.get("error"):
+        lines.append(f"error: {w['error']}")
+    tail = list(w.get("log_tail") or ())[-5:]
+    if tail:
+        lines += ["", "log (last lines):", *(f"  {line}" for line in tail)]
+    return printable("\n".join(lines), keep_newlines=True)
+
+
 def finding_detail(f: dict[str, Any]) -> str:
     """Message, evidence and hint of one finding, as plain lines."""
     lines = [f["message"]]

@@ -20,6 +20,10 @@ from tfdoctor.report import Report
 from tfdoctor.tui.messages import FixesDone, ProgressStep
 from tfdoctor.tui.seams import Applier, Exporter, LoadReport, export_json
 
+MODAL_WHILE_FIXING = frozenset({"rerun", "stop", "fixes", "facts", "export", "back"})
+"""Actions refused while an apply or undo runs: no diagnosis of a half-changed environment, no
+new plan, no leaving the fix screen (q stays: it stops the fix and waits for the rollback)."""
+
 
 class DoctorApp(App[None]):
     """Renders the report `load_report` makes; applies and exports only through its seams."""
@@ -58,6 +62,8 @@ class DoctorApp(App[None]):
         self.fix_summary: FixesDone | None = None
         self.fixing: str | None = None
         """"apply" or "undo" while the applier runs (one at a time), else None."""
+        self.fix_started = 0.0
+        """When the running (or last) apply or undo started (monotonic): its live clock."""
         self.quit_when_fixed = False
         self.fix_exit: tuple[str, bool] | None = None
         """After quitting during a fix: what state the environment is in (one line for the
@@ -120,6 +126,8 @@ class DoctorApp(App[None]):
             self.exit()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.fixing is not None and action in MODAL_WHILE_FIXING:
+            return None  # shown greyed: the fix flow is modal until the environment settles
         if action == "stop":
             return self.running and not self.stopping
         if action == "rerun":
@@ -154,7 +162,8 @@ class DoctorApp(App[None]):
             self.refresh_bindings()
 
     def action_rerun(self) -> None:
-        self.start_run()
+        if self.fixing is None:
+            self.start_run()
 
     def action_help(self) -> None:
         from tfdoctor.tui.screens.help import HelpScreen
@@ -171,7 +180,7 @@ class DoctorApp(App[None]):
     def action_fixes(self) -> None:
         from tfdoctor.tui.screens.fixes import FixScreen
 
-        if self.report is not None:
+        if self.report is not None and self.fixing is None:
             self.push_screen(FixScreen())
 
     def action_export(self) -> None:
@@ -197,7 +206,8 @@ class DoctorApp(App[None]):
                 ("Facts", "Everything the probes learned", self.action_facts, "facts"),
                 ("Fix plan", "What tfdoctor would change", self.action_fixes, "fixes"),
                 ("Export the report", "Save the support report", self.action_export, "export"),
-                ("Keys", "What every key does", self.action_help, "help")]
+                ("Help", "tfdoctor's keys (from its bindings) and badges", self.action_help,
+                 "help")]
         for title, help_text, callback, action in ours:
             if self.check_action(action, ()):
                 yield SystemCommand(title, help_text, callback)
@@ -222,6 +232,8 @@ class DoctorApp(App[None]):
             self._start_fix("undo", prefix, [])
 
     def _start_fix(self, action: str, target: Any, fix_ids: list[str]) -> None:
+        # The result shown from now on is this operation's: the previous one's is dropped.
+        self.fix_summary, self.fix_started = None, time.monotonic()
         self.fixing = action
         self.refresh_bindings()
         self._guard_sigterm(True)

@@ -28,6 +28,7 @@ class ClusterApp(App[None]):
     BINDINGS = [
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("question_mark", "help", "Help"),
     ]
 
     document: reactive[dict[str, Any] | None] = reactive(None, always_update=True, init=False)
@@ -63,6 +64,22 @@ class ClusterApp(App[None]):
             return
         self.running = False
 
+    def action_help(self) -> None:
+        """The cluster's keys, read from its bindings, and what the screen shows."""
+        from tfdoctor.tui.screens.cluster import ClusterScreen
+        from tfdoctor.tui.screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            return
+        from tfdoctor.tui.keys import EXTRA, LIST_KEYS, help_rows
+
+        sections = [("Everywhere", help_rows(self.BINDINGS)),
+                    ("Cluster screen", help_rows(ClusterScreen.BINDINGS)),
+                    ("In every list", help_rows(LIST_KEYS)), ("Also", list(EXTRA[:2]))]
+        self.push_screen(HelpScreen(sections, badges=False, about=(
+            "The cluster verdict is on top; then one row per worker (the straggler marked), the "
+            "all-reduce sizes, the cluster findings and the highlighted one's detail.")))
+
     async def action_quit(self) -> None:
         """Quit; while the job runs, its workers are killed first (no process left behind)."""
         if self.running:
@@ -91,6 +108,9 @@ def run_cluster_tui(load: LoadDocument, doing: str, fail_on: str = "error",
     app.run()
     doc = app.document
     if app.outcome == "interrupted":
+        # Never a silent 130: say what was stopped and that nothing was judged.
+        error("cluster: interrupted: the job's workers were stopped before the cluster report "
+              "was made; nothing was judged (exit 130)")
         return int(ExitCode.INTERRUPTED), doc
     if doc is None:
         from tfdoctor.errors import TfdoctorError

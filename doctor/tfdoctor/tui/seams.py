@@ -40,6 +40,10 @@ class Applier(Protocol):
 
     def stop(self) -> None: ...
 
+    def output(self) -> str:
+        """The running apply's latest output (shown live); "" when there is none yet."""
+        ...
+
     def undoable(self, prefix: str) -> bool: ...
 
     def undo(self, prefix: str) -> str: ...
@@ -123,6 +127,8 @@ class PlanApplier:
     def __init__(self, host: Host) -> None:
         self.host = host
         self._cancel: Any = None
+        self._prefix: str | None = None
+        self._logs: Path | None = None
 
     def plan(self, report: Report) -> FixPlan:
         """The plan the fix screen shows: the same planner as `tfdoctor fix`."""
@@ -138,6 +144,7 @@ class PlanApplier:
         from tfdoctor.fixing.proc import CancelToken
 
         require_idle(plan.prefix)
+        self._prefix, self._logs = plan.prefix, None
         steps = tuple(s for s in plan.steps if s.fix_id in fix_ids and s.automatic)
         if not steps:
             return "Nothing to apply: no step of the plan was selected."
@@ -151,6 +158,22 @@ class PlanApplier:
         journal = (f"journal: {result.journal} (undo: u here, or {undo_command(plan.python)})"
                    if result.journal else "nothing changed")
         return "\n".join([*lines, journal])
+
+    def output(self) -> str:
+        """The output of the running apply's commands so far: its journal's step logs (a
+        command's output lands when it ends: fixing.proc.run_guarded buffers it)."""
+        if self._logs is None:
+            from tfdoctor.fixing.journal import Journal
+
+            journal = Journal.unfinished(self._prefix) if self._prefix else None
+            if journal is None:
+                return ""
+            self._logs = journal.dir / "logs"
+        try:
+            return "".join(p.read_text(encoding="utf-8", errors="replace")
+                           for p in sorted(self._logs.glob("*.log")))
+        except OSError:
+            return ""
 
     def stop(self) -> None:
         """Quit during an apply: stop pip and restore the backup (the apply call then returns)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
@@ -13,6 +14,7 @@ from textual.widgets import DataTable, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tfdoctor.cluster import view
+from tfdoctor.tui.keys import LIST_KEYS
 
 if TYPE_CHECKING:
     from tfdoctor.tui.cluster import ClusterApp
@@ -53,19 +55,33 @@ class ClusterVerdict(Static):
         self.update(Content(text))
 
 
+class NodeTable(DataTable[Content]):
+    """A table the cluster screen lists rows in: j/k move, Enter opens the row."""
+
+    BINDINGS = LIST_KEYS
+
+
+class FindingList(OptionList):
+    """The cluster findings: j/k move, Enter shows the highlighted one's detail."""
+
+    BINDINGS = LIST_KEYS
+
+
 class ClusterScreen(Screen[None]):
     """What `tfdoctor cluster` shows on a terminal."""
+
+    BINDINGS = [Binding("enter", "open", "Open", show=False)]
 
     def compose(self) -> ComposeResult:
         yield ClusterVerdict(id="verdict")
         with VerticalScroll(id="cluster-body"):
-            nodes: DataTable[Content] = DataTable(id="cluster-nodes", cursor_type="row", zebra_stripes=True)
+            nodes = NodeTable(id="cluster-nodes", cursor_type="row", zebra_stripes=True)
             nodes.border_title = "Nodes"
             yield nodes
-            sizes: DataTable[Content] = DataTable(id="cluster-sizes", cursor_type="none")
+            sizes = NodeTable(id="cluster-sizes", cursor_type="none")
             sizes.border_title = "All-reduce"
             yield sizes
-            findings = OptionList(id="cluster-findings")
+            findings = FindingList(id="cluster-findings")
             findings.border_title = "Cluster findings"
             yield findings
             yield Static(id="cluster-detail")
@@ -139,6 +155,34 @@ class ClusterScreen(Screen[None]):
             return
         f = doc["findings"][index]
         detail.update(Content.assemble((f["id"], "bold"), "\n", view.finding_detail(f)))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a worker's row: its details in the detail pane, scrolled into view."""
+        doc = _app(self).document
+        if doc is None or event.data_table.id != "cluster-nodes":
+            return
+        workers = doc["workers"]
+        if 0 <= event.cursor_row < len(workers):
+            w = workers[event.cursor_row]
+            detail = self.query_one("#cluster-detail", Static)
+            detail.update(Content.assemble((str(w.get("task", "?")), "bold"), "\n",
+                                           view.worker_detail(w)))
+            detail.scroll_visible()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Enter on a finding: its detail (shown already on highlight), scrolled into view."""
+        doc = _app(self).document
+        if doc is not None and event.option.id is not None:
+            self._show_detail(doc, int(event.option.id))
+            self.query_one("#cluster-detail", Static).scroll_visible()
+
+    def action_open(self) -> None:
+        """Enter where no list has the focus: open the highlighted finding."""
+        findings = self.query_one("#cluster-findings", OptionList)
+        doc = _app(self).document
+        if doc is not None and findings.highlighted is not None:
+            self._show_detail(doc, findings.highlighted)
+            self.query_one("#cluster-detail", Static).scroll_visible()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         doc = _app(self).document

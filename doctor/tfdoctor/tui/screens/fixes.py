@@ -5,6 +5,7 @@ diagnosis re-runs and the plan is rebuilt from it."""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -17,6 +18,16 @@ from textual.widgets import Footer, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from tfdoctor.render_text import headline
+from tfdoctor.tui.fixview import (
+    OUTPUT_LINES,
+    causes,
+    installed_changes,
+    numbers,
+    once,
+    tags,
+    version_changes,
+)
+from tfdoctor.tui.keys import LIST_KEYS
 from tfdoctor.tui.screens.confirm import ConfirmScreen
 from tfdoctor.tui.state import doctor
 from tfdoctor.tui.widgets.verdict import VerdictBar
@@ -25,20 +36,17 @@ if TYPE_CHECKING:
     from tfdoctor.fixing.model import FixPlan, FixStep
 
 
-def tags(step: FixStep) -> str:
-    """Who applies it and how: the CLI's tags, plus "applied by tfdoctor" or "manual"."""
-    out = ["applied by tfdoctor" if step.automatic else "manual: for you to run", step.kind]
-    if step.needs_root:
-        out.append("needs root")
-    out.append("reversible" if step.reversible else "not reversible")
-    return ", ".join(out)
+class StepList(SelectionList[str]):
+    """The steps tfdoctor applies: Space selects, j/k move."""
+
+    BINDINGS = LIST_KEYS
 
 
 class FixScreen(Screen[None]):
     """Fixes tfdoctor applies (selectable, with commands and diffs) and manual ones to copy."""
 
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
+        Binding("escape", "back", "Back"),
         Binding("a", "apply", "Apply"),
         Binding("u", "undo", "Undo"),
     ]
@@ -77,8 +85,8 @@ class FixScreen(Screen[None]):
             if auto:
                 yield Static(Content.styled("Applied by tfdoctor (space selects, a applies)",
                                             "bold"))
-                yield SelectionList[str](*(Selection(Content.assemble(
-                    (s.fix_id, "bold"), f"  [{tags(s)}]  fixes: {', '.join(s.findings)}"), s.fix_id)
+                yield StepList(*(Selection(Content.assemble(
+                    (s.fix_id, "bold"), f"  [{tags(s)}]  fixes: {', '.join(causes(s))}"), s.fix_id)
                     for _i, s in auto), id="fix-select")
                 yield Static(self._steps_text(auto), id="fix-commands")
             elif plan is not None:
@@ -94,6 +102,7 @@ class FixScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.set_interval(0.5, self._tick)
         self.watch(self.app, "report", self._report_changed, init=False)
         self.watch(self.app, "running", self._show_result, init=False)
         self._after_change()
@@ -127,9 +136,18 @@ class FixScreen(Screen[None]):
                               "for a person", "bold")
 
     def _steps_text(self, steps: list[tuple[int, FixStep]]) -> Content:
+        """The CLI's step text, numbered in the order shown, each cause once, and a pip step's
+        versions (installed now -> what it installs)."""
         from tfdoctor.fixing.render import render_step
 
-        return Content("\n".join(render_step(i + 1, s, self.previews.get(i)) for i, s in steps))
+        report, shown = doctor(self).report, numbers(self.plan) if self.plan else {}
+        installed = report.facts.python.packages if report else {}
+        texts = []
+        for i, s in steps:
+            text = render_step(shown.get(i, i + 1), once(s), self.previews.get(i))
+            changes = version_changes(s, installed)
+            texts.append(text + "".join(f"   version: {c}\n" for c in changes))
+        return Content("\n".join(texts))
 
     def _note(self) -> str:
         if doctor(self).applier is None:
@@ -177,6 +195,8 @@ class FixScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         app = doctor(self)
         idle = app.fixing is None and not app.running
+        if action == "back":
+            return True if app.fixing is None else None
         if action == "apply":
             can = app.applier is not None and bool(self.plan and any(
                 s.automatic for s in self.plan.steps))
@@ -184,6 +204,11 @@ class FixScreen(Screen[None]):
         if action == "undo":
             return (True if idle else None) if self.undoable else False
         return True
+
+    def action_back(self) -> None:
+        """Back to the main screen, never while an apply or undo runs (its result is here)."""
+        if doctor(self).fixing is None:
+            self.app.pop_screen()
 
     def action_apply(self) -> None:
         app, plan = doctor(self), self.plan
@@ -216,22 +241,44 @@ class FixScreen(Screen[None]):
         doctor(self).undo_fixes(prefix)
         self._show_progress()
 
+    def _tick(self) -> None:
+        if doctor(self).fixing is not None:
+            self._show_progress()
+
     def _show_progress(self) -> None:
-        action = doctor(self).fixing
+        """While an apply or undo runs: what it is doing, for how long, and the applier's
+        latest output (pip's, framed as pip frames a child's); the last result is cleared."""
+        app = doctor(self)
+        action = app.fixing
         self.refresh_bindings()
-        if action is not None:
-            # query, not query_one: the screen may be recomposing (the plan refreshed) right now.
-            for widget in self.query("#fix-progress").results(Static):
-                widget.update(Content.styled(
-                    f"\n{'Applying' if action == 'apply' else 'Undoing'} ... (keys are disabled; "
-                    "q waits for the environment to be restored)", "bold $text-warning"))
+        if action is None:
+            return
+        elapsed = time.monotonic() - app.fix_started
+        parts = [Content.styled(
+            f"\n{'Applying' if action == 'apply' else 'Undoing'} ... {elapsed:.0f} s (keys are "
+            "disabled; q waits for the environment to be restored)", "bold $text-warning")]
+        output = getattr(app.applier, "output", None)
+        lines = (output() if callable(output) else "").splitlines()
+        if lines:
+            parts.append(Content.styled("\n".join([f"[{len(lines)} lines of output]",
+                                                   *lines[-OUTPUT_LINES:], "[end of output]"]),
+                                        "$text-muted"))
+        # query, not query_one: the screen may be recomposing (the plan refreshed) right now.
+        for widget in self.query("#fix-progress").results(Static):
+            widget.update(Content("\n").join(parts))
+        for widget in self.query("#fix-result").results(Static):
+            widget.update("")
 
     def _show_result(self, _value: object = None) -> None:
+        """The result of the operation that finished last (cleared when the next one starts):
+        its summary, the verdict before and after, and the packages whose version changed."""
         app = doctor(self)
         self.refresh_bindings()
-        if app.fixing is None:
-            for widget in self.query("#fix-progress").results(Static):
-                widget.update("")
+        if app.fixing is not None:
+            self._show_progress()
+            return
+        for widget in self.query("#fix-progress").results(Static):
+            widget.update("")
         done = app.fix_summary
         if done is None:
             return
@@ -244,5 +291,8 @@ class FixScreen(Screen[None]):
         after = "re-running the diagnosis ..." if app.running else (
             headline(app.report) if app.report else "no report")
         parts.append(Content.assemble(("After:  ", "bold"), after))
+        if app.before is not None and app.report is not None and not app.running:
+            parts += [Content(f"Changed: {c}") for c in installed_changes(
+                app.before.facts.python.packages, app.report.facts.python.packages)]
         for widget in self.query("#fix-result").results(Static):
             widget.update(Content("\n").join(parts))

@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from tfdoctor.tui.keys import LIST_KEYS
 from tfdoctor.tui.present import describe_value
 
 LEAF_LIMIT = 500
@@ -18,6 +19,7 @@ LEAF_LIMIT = 500
 class FactsTree(Tree[str]):
     """A branch per section, dict or list; a leaf per value. `show` rebuilds it filtered."""
 
+    BINDINGS = LIST_KEYS
     _budget = LEAF_LIMIT
     hidden = 0
     """Matching leaves left out by LEAF_LIMIT in the last `show` (the tree says so)."""

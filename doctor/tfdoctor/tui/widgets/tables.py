@@ -11,11 +11,14 @@ from tfdoctor.findings import CheckOutcome, CheckStatus, Finding
 from tfdoctor.registry import all_checks
 from tfdoctor.render_text import group_findings
 from tfdoctor.report import Report
+from tfdoctor.tui.keys import LIST_KEYS
 from tfdoctor.tui.present import PENDING, finding_line, no_findings_text, status_badge
 
 
 class FindingsList(OptionList):
     """Every finding in report order; an option's id is the finding's index in the report."""
+
+    BINDINGS = LIST_KEYS
 
     def show(self, report: Report | None, running: bool) -> None:
         """The findings, errors first with the root cause on top; during a re-run the previous
@@ -67,6 +70,7 @@ class OutcomesTable(DataTable[Content | Text]):
     """One row per registered check: pending in registry order while the run goes, then its
     status badge, failing and warning checks first."""
 
+    BINDINGS = LIST_KEYS
     _state: tuple[Report | None, bool] = (None, True)
 
     def on_mount(self) -> None:
