@@ -1,0 +1,137 @@
+"""The gate that keeps regexes off lines they cannot match never changes what they find.
+
+Triage is fast on large tickets because a pattern runs only where the literal text its matches
+need is (issue 21); a wrong requirement would silently lose a cause, so each test compares the
+gated answer with the plain one on real text and on text made to sit at the edges.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+from pathlib import Path
+
+from tfdoctor.smoke import logmap
+from tfdoctor.triage.lines import KEEP, ticket_lines
+from tfdoctor.triage.recognisers import prose, tf_log
+from tfdoctor.triage.recognisers._gate import Gate, folded, gated, requirements
+from tfdoctor.triage.recognisers._text import clean
+
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def _real_lines() -> list[str]:
+    """Every distinct line of the field corpus and the recorded tickets, cleaned as triage does."""
+    lines: list[str] = []
+    for path in sorted([*TESTS.glob("field/cases/*.txt"), *TESTS.glob("triage/data/*/*.txt")]):
+        lines += path.read_text(encoding="utf-8", errors="replace").splitlines()
+    return list(dict.fromkeys(s for s in map(clean, lines) if s))
+
+
+REAL = _real_lines()
+
+
+def test_tf_log_asks_logmap_exactly_when_it_would_answer():
+    """On every real line, tf_log's gated answer is logmap.recognise's own."""
+    gate, known = tf_log._causes()
+    keyed = gate.lines_to_search(REAL)
+    assert keyed is not None and len(REAL) > 3000
+    for i, line in enumerate(REAL):
+        got = tf_log._cause(line, gate, known) if i in keyed else None
+        assert got == logmap.recognise(line), line
+
+
+def test_first_is_the_loops_first_match():
+    """Gate.first finds the pattern a loop over all of them finds first, with the same match."""
+    gate = Gate(p for _, p in logmap.PATTERNS)
+    for line in REAL:
+        hits = ((i, m.span()) for i, (_, p) in enumerate(logmap.PATTERNS) if (m := p.search(line)))
+        want = next(hits, None)
+        got = gate.first(line)
+        assert (got and (got[0], got[1].span())) == want, line
+
+
+def test_prose_patterns_gated_find_what_they_find():
+    """Each of prose's gated patterns finds, on every real line, what the bare regex finds."""
+    patterns = [v for v in vars(prose).values() if hasattr(v, "could_match")]
+    assert len(patterns) > 10
+    for line in REAL:
+        low = folded(line)
+        for g in patterns:
+            bare, got = g.pattern.search(line), g.search(line, low)
+            assert (got.span() if got else None) == (bare.span() if bare else None), (g.pattern.pattern, line)
+
+
+def test_requirements_read_from_the_parse_tree():
+    """What a match needs: literal runs, one of an alternation's, a repeat's body; nothing from
+    an optional part or a class; case-insensitive literals lowered."""
+    need = requirements
+    assert need(re.compile(r"Loaded runtime CuDNN library: (?P<s>\S+)")) == (
+        frozenset({("Loaded runtime CuDNN library: ", False)}),)
+    assert need(re.compile(r"(?:abc|xyz)\d+")) == (frozenset({("abc", False), ("xyz", False)}),)
+    assert need(re.compile(r"(?i)Driver Version")) == (frozenset({("driver version", True)}),)
+    assert need(re.compile(r"(?:optional)?[a-z]+")) == ()
+    assert need(re.compile(r"abc|\d+")) == ()  # one alternative needs nothing: nor does the whole
+    assert set(need(re.compile(r"(?:xy){2,}-(?i:Tail)"))) == {
+        frozenset({("xy", False)}), frozenset({("-", False)}), frozenset({("tail", True)})}
+
+
+def test_folding_matches_every_character_re_folds_to_an_ascii_letter():
+    """Under IGNORECASE re matches a few non-ASCII characters to ASCII letters (the Kelvin sign to
+    k, the long s to s): folded() must turn each into its letter, or the gate would turn away a
+    line the pattern matches. Searches every code point, as the table was made."""
+    letter = re.compile("[a-z]", re.IGNORECASE)
+    for code in range(128, sys.maxunicode + 1):
+        char = chr(code)
+        if letter.fullmatch(char):
+            assert re.fullmatch(folded(char), char, re.IGNORECASE) and folded(char).isascii(), hex(code)
+    sign = "\u212a"  # KELVIN SIGN
+    g = gated(re.compile(r"(?i)kernel"))
+    assert g.search(f"{sign}ernel", folded(f"{sign}ernel")) is not None
+
+
+def test_made_up_lines_at_the_edges():
+    """Random lines built from the patterns' own literals, cut and recased: gated == bare."""
+    rng = random.Random(21)
+    pieces = [text for g in (gated(p) for _, p in logmap.PATTERNS) for need in g.needs for text, _ in need]
+    gate = Gate(p for _, p in logmap.PATTERNS)
+    for _ in range(3000):
+        parts = [rng.choice(pieces) for _ in range(rng.randint(1, 4))]
+        parts = [p[rng.randint(0, 2):] if rng.random() < 0.3 else p for p in parts]
+        line = " ".join(p.upper() if rng.random() < 0.2 else p for p in parts)
+        want = next((i for i, (_, p) in enumerate(logmap.PATTERNS) if p.search(line)), None)
+        got = gate.first(line)
+        assert (got[0] if got else None) == want, line
+
+
+def test_blank_runs_are_cut_and_every_kept_line_maps_back():
+    """ticket_lines keeps every non-blank line, cuts only blank runs longer than KEEP, and maps
+    each kept line to its number in the ticket as pasted, over several inputs and every line
+    ending str.splitlines knows."""
+    rng = random.Random(4)
+    breaks = ["\n", "\r\n", "\r", "\x0b", "\u2028"]
+    for _ in range(400):
+        texts = []
+        for _ in range(rng.randint(1, 3)):
+            parts = []
+            for _ in range(rng.randint(0, 6)):
+                if rng.random() < 0.5:
+                    parts.append(rng.choice(["x", "  ", "\t", "line"]) + rng.choice(breaks))
+                else:
+                    blank = rng.choice(["", " ", "\t"]) + rng.choice(breaks)
+                    parts.append(blank * rng.randint(0, 2 * KEEP + 5))
+            texts.append("".join(parts))
+        whole = [line for text in texts for line in text.splitlines()]
+        kept = ticket_lines(texts)
+        numbers = [kept.original(n) for n in range(1, len(kept.lines) + 1)]
+        assert numbers == sorted(set(numbers))
+        assert all(whole[n - 1] == line for n, line in zip(numbers, kept.lines, strict=True))
+        gone = set(range(1, len(whole) + 1)) - set(numbers)
+        assert all(not whole[n - 1].strip(" \t") for n in gone)
+        for text in texts:  # and no run longer than KEEP is left in any input
+            run = longest = 0
+            for line in ticket_lines([text]).lines:
+                run = run + 1 if not line.strip(" \t") else 0
+                longest = max(longest, run)
+            assert longest <= KEEP

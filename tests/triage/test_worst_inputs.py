@@ -1,0 +1,111 @@
+"""triage reads the benchmark's worst inputs right (benchmarks/bench_triage.py builds them).
+
+Issue 21: these shapes made triage take seconds to minutes; speed is measured by the benchmark,
+not here. Each test runs the real command on the input's shape (1 MiB: what is read does not
+depend on the size, and the suite stays quick) and checks what triage reads out of it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+from click.testing import CliRunner
+from tfdoctor.cli import cli
+
+SIZE = 1024 * 1024
+
+
+def _bench() -> ModuleType:
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_triage.py"
+    spec = importlib.util.spec_from_file_location("bench_triage", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+BENCH = _bench()
+
+
+def triage_json(text: str) -> dict:
+    result = CliRunner().invoke(cli, ["triage", "--json", "-"], input=text)
+    assert result.exit_code in (0, 1, 3), result.output
+    return json.loads(result.stdout)
+
+
+def test_every_worst_input_is_tested_here():
+    """A new worst input in the benchmark gets its test here too."""
+    assert set(BENCH.INPUTS) == {"all-newlines", "long-prose", "huge-pip-list", "one-8mib-line",
+                                 "tf-log-lines", "mixed"}
+
+
+def test_all_newlines_read_as_nothing():
+    """A million empty lines are an empty ticket: nothing recognised, every check unchecked."""
+    report = triage_json(BENCH.all_newlines(SIZE))
+    assert report["findings"] == []
+    assert report["verdict"]["status"] == "incomplete"
+
+
+def test_facts_after_a_cut_blank_run_keep_their_line_numbers():
+    """Blank runs are cut before the recognisers read the ticket; what comes after one is still
+    read, and its provenance names its line in the ticket as pasted."""
+    blanks = "\n" * 500_000
+    text = "tensorflow==2.15.0\n" + blanks + "Python 3.10.12\n" + blanks + "\r\n" * 300 + "Ubuntu 22.04\n"
+    facts = triage_json(text)["facts"]
+    assert facts["python"]["version"] == "3.10.12"
+    assert facts["provenance"]["python.version"] == "ticket prose, line 500002"
+    assert facts["provenance"]["platform.distro"] == "ticket prose, line 1000303"
+    assert facts["platform"]["distro"] == "Ubuntu 22.04"
+
+
+def test_long_prose_claims():
+    """55 thousand lines of a user's words: the first claim of each kind, from line 1."""
+    facts = triage_json(BENCH.long_prose(SIZE))["facts"]
+    assert facts["tensorflow"]["version"] == "2.15"
+    assert facts["python"]["version"] == "3.10"
+    assert facts["platform"]["distro"] == "Ubuntu 22.04"
+    assert facts["toolkits"] == [{"path": None, "version": "12.2", "via": "claimed", "cudnn_version": None}]
+    assert facts["provenance"]["intent.gpu"] == "RTX 3090 (ticket prose, line 1)"
+    assert facts["python"]["packages"] == {"numpy": "1.26.4"}
+
+
+def test_huge_pip_list_every_package():
+    """A pip list of tens of thousands of packages: every one of them, and TensorFlow's version."""
+    text = BENCH.huge_pip_list(SIZE)
+    facts = triage_json(text)["facts"]
+    rows = text.splitlines()[2:]
+    assert len(facts["python"]["packages"]) == len(rows)
+    assert facts["python"]["packages"]["package-0000000"] == "0.0.0"
+    assert facts["tensorflow"]["version"] == "2.15.0"
+    assert facts["provenance"]["python.packages"] == "pip list, line 1"
+
+
+def test_one_huge_line_then_an_error():
+    """A line of megabytes is skipped unread; the error line after it is still a finding."""
+    report = triage_json(BENCH.one_huge_line(SIZE))
+    found = {f["id"]: f["evidence"] for f in report["findings"]}
+    assert found["tf-log-library-not-loaded"]["subject"] == "libcudart.so.12"
+
+
+def test_tf_log_lines_causes_and_device():
+    """TensorFlow's log repeated: each cause once, and the GPU it registered."""
+    report = triage_json(BENCH.many_tf_log_lines(SIZE))
+    ids = [f["id"] for f in report["findings"]]
+    assert ids[:2] == ["tf-log-cudnn-version-mismatch", "tf-log-jit-compilation-failed"]
+    smoke = report["facts"]["smoke"]
+    assert [c["id"] for c in smoke["causes"]] == ["cudnn-version-mismatch", "jit-compilation-failed"]
+    assert smoke["devices"] == [{"name": "GPU:0", "device_type": "GPU", "model": "NVIDIA GeForce RTX 3090",
+                                 "compute_capability": "8.6"}]
+
+
+def test_mixed_reads_as_one_copy_does():
+    """Every recorded ticket, repeated up to the size: the same findings as one copy of them."""
+    data = Path(__file__).resolve().parent / "data"
+    single = "".join(p.read_text(encoding="utf-8") + "\n" for p in sorted(data.rglob("*.txt")))
+    block = BENCH.mixed(SIZE)
+    assert block.startswith(single)
+    ids = [f["id"] for f in triage_json(single)["findings"]]
+    assert [f["id"] for f in triage_json(block)["findings"]] == ids
