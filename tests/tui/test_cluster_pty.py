@@ -70,6 +70,8 @@ def test_q_during_a_live_run_kills_every_worker(tf_cpu_python) -> None:
         time.sleep(0.2)
     assert len(_marked(mark, b"_worker.py")) == 2
     child.send("q")
+    # Never a silent 130 (issue 22): the terminal is told what was stopped.
+    child.expect("cluster: interrupted: the job's workers were stopped")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 130

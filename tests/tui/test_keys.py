@@ -137,3 +137,37 @@ def test_cluster_screen_answers_help_and_enter() -> None:
         assert doc["findings"][1]["id"] in str(app.screen.query_one("#cluster-detail", Static).content)
 
     drive(app, scenario, size=(120, 50))
+
+
+def test_slash_filters_the_findings_and_checks() -> None:
+    """/ on the main screen opens a filter box: typing keeps the findings and check rows that
+    contain it (the titles say so, the counts stay the report's); Enter goes back to the list
+    with the filter kept; Escape in the box clears it and every row is back."""
+    app = make_app(Loader(problems_report()))
+
+    async def scenario(pilot):  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        findings = app.screen.query_one(FindingsList)
+        checks = app.screen.query_one(OutcomesTable)
+        all_rows = checks.row_count
+        await pilot.press("slash", *"numpy")
+        await pilot.pause()
+        prompts = [str(findings.get_option_at_index(i).prompt) for i in range(findings.option_count)]
+        assert len(prompts) == 1 and "package-out-of-range" in prompts[0], prompts
+        assert 0 < checks.row_count < all_rows
+        assert "python-packages" in [str(r.key.value) for r in checks.ordered_rows]
+        assert "filter 'numpy'" in str(findings.border_title)
+        assert f"{checks.row_count} match 'numpy'" in str(checks.border_title)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen.focused is findings and findings.option_count == 1
+        await pilot.press("j", "enter")  # the list answers its keys, the filter holds
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("slash", "escape")
+        await pilot.pause()
+        assert checks.row_count == all_rows and findings.option_count == 2
+        assert "filter" not in str(findings.border_title)
+
+    drive(app, scenario, size=(120, 40))

@@ -13,6 +13,7 @@ from tfdoctor.render_text import group_findings
 from tfdoctor.report import Report
 from tfdoctor.tui.keys import LIST_KEYS
 from tfdoctor.tui.present import PENDING, finding_line, no_findings_text, status_badge
+from tfdoctor.tui.widgets.filter import matches
 
 
 class FindingsList(OptionList):
@@ -20,9 +21,10 @@ class FindingsList(OptionList):
 
     BINDINGS = LIST_KEYS
 
-    def show(self, report: Report | None, running: bool) -> None:
+    def show(self, report: Report | None, running: bool, needle: str = "") -> None:
         """The findings, errors first with the root cause on top; during a re-run the previous
-        run's stay listed (under a note) until the new verdict replaces them."""
+        run's stay listed (under a note) until the new verdict replaces them. `needle` keeps
+        the findings whose id, check, message or evidence contains it."""
         was = self.get_option_at_index(self.highlighted).id if (
             self.highlighted is not None and self.highlighted < self.option_count) else None
         self.clear_options()
@@ -36,7 +38,13 @@ class FindingsList(OptionList):
             self.add_option(Option(no_findings_text(report), disabled=True))
             return
         # Findings alike but for their subject (several libraries, one fix) are one line.
-        order = display_order(report)
+        order = [i for i in display_order(report) if matches(
+            needle, report.findings[i].id, report.findings[i].check, report.findings[i].message,
+            *report.findings[i].evidence.values())]
+        if not order:
+            self.add_option(Option(f"No finding matches {needle!r} (Escape in the filter clears "
+                                   "it)", disabled=True))
+            return
         groups = group_findings(tuple(report.findings[i] for i in order))
         first = {id(report.findings[i]): i for i in order}
         self.add_options(Option(finding_line(g[0], report, alike=len(g) - 1),
@@ -72,13 +80,15 @@ class OutcomesTable(DataTable[Content | Text]):
 
     BINDINGS = LIST_KEYS
     _state: tuple[Report | None, bool] = (None, True)
+    _needle = ""
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
         self.zebra_stripes = True
 
-    def show(self, report: Report | None, running: bool) -> None:
-        self._state = (report, running)
+    def show(self, report: Report | None, running: bool, needle: str = "") -> None:
+        """The rows; `needle` keeps those whose check id, title or reason contains it."""
+        self._state, self._needle = (report, running), needle
         self._fill()
 
     def on_resize(self) -> None:
@@ -94,6 +104,7 @@ class OutcomesTable(DataTable[Content | Text]):
             rows = [(status_badge(o.status), o.check,
                      o.title + (f" ({o.reason})" if o.reason else ""))
                     for o in sorted(report.outcomes, key=lambda o: STATUS_ORDER.index(o.status))]
+        rows = [r for r in rows if matches(self._needle, r[1], r[2])]
         id_width = max((len(r[1]) for r in rows), default=5)
         # 3 columns x 2 cells of padding, the badge, and room for the vertical scrollbar.
         title_width = max(12, self.size.width - id_width - 4 - 6 - 2)
