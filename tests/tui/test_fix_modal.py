@@ -140,3 +140,22 @@ def test_each_cause_once() -> None:
         assert "cuda-library-missing, cuda-library-missing" not in text
 
     drive(app, scenario, size=(200, 60))
+
+
+def test_the_diff_is_coloured() -> None:
+    """A step's preview diff as the fix screen shows it (the CLI's render_step, then the
+    screen's styling): added lines in the success colour, removed in the error colour, hunks
+    accented, the file header bold; its commands stay plain."""
+    from tfdoctor.fixing.preview import FileChange
+    from tfdoctor.fixing.render import render_step
+    from tfdoctor.tui.fixview import styled_step
+
+    step = plan_fixes(problems_report()).steps[1]
+    change = FileChange("/venv/bin/activate", "export A=1\nold line\n", "export A=1\nnew line\n")
+    content = styled_step(render_step(2, step, [change]))
+    plain = str(content)
+    style = {plain[s.start:s.end]: str(s.style) for s in content.spans}
+    assert style["   +new line"] == "$text-success" and style["   -old line"] == "$text-error"
+    assert next(v for k, v in style.items() if k.startswith("   @@")) == "$text-accent"
+    assert next(v for k, v in style.items() if k.startswith("   +++ ")) == "bold"
+    assert not any(k.lstrip().startswith("$ ") for k in style), "a command was styled"

@@ -7,6 +7,8 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from textual.content import Content
+
 if TYPE_CHECKING:
     from tfdoctor.fixing.model import FixPlan, FixStep
 
@@ -69,6 +71,21 @@ def version_changes(step: FixStep, installed: dict[str, str]) -> list[str]:
         wanted = arg[len(name):].strip() or "the newest release"
         out.append(f"{name} {installed.get(normalise(name), 'not installed')} -> {wanted}")
     return out
+
+
+DIFF_STYLE = (("   +++ ", "bold"), ("   --- ", "bold"), ("   @@", "$text-accent"),
+              ("   +", "$text-success"), ("   -", "$text-error"))
+"""A step's diff lines (render_step indents them by 3) and their style; commands stay plain."""
+
+
+def styled_step(text: str) -> Content:
+    """A rendered step with its diff coloured: added lines green, removed red, hunks accented
+    (theme variables, so 16 colours, light themes and NO_COLOR follow; +/- still say it)."""
+    lines = []
+    for line in text.split("\n"):
+        style = next((s for prefix, s in DIFF_STYLE if line.startswith(prefix)), "")
+        lines.append(Content.styled(line, style) if style else Content(line))
+    return Content("\n").join(lines)
 
 
 def installed_changes(before: dict[str, str], after: dict[str, str]) -> list[str]:

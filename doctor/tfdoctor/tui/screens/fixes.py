@@ -24,6 +24,7 @@ from tfdoctor.tui.fixview import (
     installed_changes,
     numbers,
     once,
+    styled_step,
     tags,
     version_changes,
 )
@@ -142,12 +143,12 @@ class FixScreen(Screen[None]):
 
         report, shown = doctor(self).report, numbers(self.plan) if self.plan else {}
         installed = report.facts.python.packages if report else {}
-        texts = []
+        texts: list[Content] = []
         for i, s in steps:
             text = render_step(shown.get(i, i + 1), once(s), self.previews.get(i))
             changes = version_changes(s, installed)
-            texts.append(text + "".join(f"   version: {c}\n" for c in changes))
-        return Content("\n".join(texts))
+            texts.append(styled_step(text + "".join(f"   version: {c}\n" for c in changes)))
+        return Content("\n").join(texts)
 
     def _note(self) -> str:
         if doctor(self).applier is None:
