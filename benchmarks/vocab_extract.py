@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 # printf conversions (with flags, width, precision, length), Go-style %v, and Python's {} / {name}.
 PLACEHOLDER = re.compile(
-    r"%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L|q)?[sdiuxXfFgGeEpcv]|\{[A-Za-z0-9_.!:]*\}"
+    r"%[-+#0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L|q)?[sdiuxXfFgGeEpcvra]|\{[A-Za-z0-9_.!:]*\}"
 )
 _WORD = re.compile(r"[A-Za-z0-9_]{4,}")
 

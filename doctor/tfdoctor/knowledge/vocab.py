@@ -44,7 +44,7 @@ MAX_LINE = 4000
 
 # printf conversions, Go's %v and Python's {} / {name}: the same set the miner splits templates on.
 PLACEHOLDER = re.compile(
-    r"%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L|q)?[sdiuxXfFgGeEpcv]|\{[A-Za-z0-9_.!:]*\}"
+    r"%[-+#0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L|q)?[sdiuxXfFgGeEpcvra]|\{[A-Za-z0-9_.!:]*\}"
 )
 _WORD = re.compile(r"[A-Za-z0-9_]{4,}")
 _QUOTES = "'\"`\u2018\u2019\u201c\u201d"
@@ -82,7 +82,7 @@ class Template:
     @property
     def fixed(self) -> str:
         """The template without placeholders: the words every instance of it contains."""
-        return PLACEHOLDER.sub("", self.text)
+        return _without_values(self.text, "")
 
 
 @cache
@@ -114,6 +114,11 @@ def templates() -> tuple[Template, ...]:
 
 
 _TOKEN = re.compile("%%|" + PLACEHOLDER.pattern)
+
+
+def _without_values(text: str, value: str = " ") -> str:
+    """The text with each placeholder replaced by `value` ("%%" is a literal %, not a value)."""
+    return _TOKEN.sub(lambda m: "%" if m.group() == "%%" else value, text)
 
 
 def _tokens(text: str) -> Iterator[tuple[str, str]]:
@@ -222,7 +227,7 @@ def _end(text: str) -> str:
 
 
 def _words(text: str) -> tuple[str, ...]:
-    return tuple(_WORD.findall(PLACEHOLDER.sub(" ", text)))
+    return tuple(_WORD.findall(_without_values(text)))
 
 
 def _compile(t: Template) -> _Compiled:
@@ -286,7 +291,7 @@ def _word_frequency() -> dict[str, int]:
     """In how many templates each word appears: the rarest word of a template is its best anchor."""
     freq: dict[str, int] = {}
     for t in templates():
-        for w in set(_WORD.findall(PLACEHOLDER.sub(" ", t.text))):
+        for w in set(_WORD.findall(_without_values(t.text))):
             freq[w] = freq.get(w, 0) + 1
     return freq
 
