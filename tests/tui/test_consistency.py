@@ -164,3 +164,29 @@ def test_one_root_cause_in_the_cluster_screen(tmp_path: Path) -> None:
         assert f"root cause: {root}" in app.screen.query_one("#verdict").render().plain  # type: ignore[attr-defined]
 
     drive(app, scenario, size=(120, 40))
+
+
+def test_the_detail_offers_the_fix_the_plan_applies() -> None:
+    """The recorded no-GPU machine: cuda-library-missing's own hint says `export
+    LD_LIBRARY_PATH=...`, but the fix plan writes a start-up preload. The finding's detail
+    offered the export; it now shows the plan's step (its number on the fix screen, who
+    applies it, its command), and c copies that command."""
+    report = STATES["no-gpu-recorded"]()
+    app = make_app(Loader(report))
+    index = next(i for i, f in enumerate(report.findings) if f.id == "cuda-library-missing")
+
+    async def scenario(pilot):  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        app.open_detail(finding=report.findings[index])
+        await pilot.pause()
+        from tui.kit import screen_text
+
+        text = screen_text(app)
+        assert "Fix activation-hook-ld-library-path (step 1 of the fix plan, applied by " \
+            "tfdoctor" in text, text
+        assert "--preload" in text and "export LD_LIBRARY_PATH" not in text
+        await pilot.press("c")
+        await pilot.pause()
+        assert "activation-hook-ld-library-path.sh --preload" in (app.clipboard or "")
+
+    drive(app, scenario, size=(200, 60))

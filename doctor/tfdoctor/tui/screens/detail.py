@@ -11,9 +11,11 @@ from textual.style import Style
 from textual.widgets import DataTable, Footer, Static
 
 from tfdoctor.findings import CheckOutcome, Finding
+from tfdoctor.fixing.model import FixStep
 from tfdoctor.registry import all_checks
 from tfdoctor.render_text import group_findings
 from tfdoctor.report import Report
+from tfdoctor.tui.fixview import numbers
 from tfdoctor.tui.present import AREA_SECTIONS, severity_tag, status_badge
 from tfdoctor.tui.widgets.facts_tree import FactsTree
 from tfdoctor.tui.widgets.verdict import VerdictBar
@@ -34,6 +36,23 @@ class CommandTable(DataTable[str]):
     @property
     def selected(self) -> str:
         return self.commands[min(max(self.cursor_row, 0), len(self.commands) - 1)]
+
+
+def plan_step(app: object, report: Report, finding: Finding) -> tuple[int, FixStep] | None:
+    """The fix plan's step for this finding and its number on the fix screen; None when the
+    plan has none (or cannot be made). The plan is the fix screen's (the applier's planner)."""
+    from tfdoctor.fixing.planner import plan_fixes
+
+    if finding.remediation is None:  # the plan makes steps of remediations only
+        return None
+    try:
+        planner = getattr(getattr(app, "applier", None), "plan", None) or plan_fixes
+        plan = planner(report)
+    except Exception:  # noqa: BLE001  (no plan: the finding's own commands are shown)
+        return None
+    index = next((i for i, s in enumerate(plan.steps) if finding.id in s.findings
+                  and s.commands), None)
+    return None if index is None else (numbers(plan)[index], plan.steps[index])
 
 
 class DetailScreen(Screen[None]):
@@ -115,7 +134,18 @@ class DetailScreen(Screen[None]):
         if f.hint:
             yield Static(Content.styled("What to do", "bold"), classes="heading")
             yield Static(Content(f.hint))
-        if f.remediation and f.remediation.commands:
+        step = plan_step(self.app, self.report, f)
+        if step is not None:  # the fix the plan applies, never a different one (issue 22)
+            number, s = step
+            who = ("applied by tfdoctor: x opens the fix plan" if s.automatic
+                   else "needs root: run it yourself" if s.needs_root
+                   else "manual: run it yourself")
+            yield Static(Content.assemble(("Fix ", "bold"), (s.fix_id, "bold $text-accent"),
+                                          f" (step {number} of the fix plan, {who})"),
+                         classes="heading")
+            yield Static(Content(s.summary))
+            yield CommandTable(s.commands)
+        elif f.remediation and f.remediation.commands:
             rem = f.remediation
             root = " (needs root: run it yourself)" if rem.needs_root else ""
             fix = Content.assemble(("Fix ", "bold"), (rem.fix_id, "bold $text-accent"), root)
