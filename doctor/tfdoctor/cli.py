@@ -69,11 +69,14 @@ class DoctorGroup(click.Group):
 @click.option("--save", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Also save the collected facts to FILE (replay it with `tfdoctor replay`).")
 @click.option("--no-tui", is_flag=True, help="Plain text even on a terminal.")
+@click.option("--redact", is_flag=True,
+              help="Redact what this run writes (--json, --save, text) as `tfdoctor report` does: "
+                   "allowlisted variables, no secrets, pseudonyms for user, host, home and device ids.")
 @judge_options
 @click.pass_context
 def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budget: float,
-        kernel: str | None, python: str | None, save: Path | None, no_tui: bool, as_json: bool, fail_on: str,
-        expect_gpus: int | None, verbose: bool, prometheus_textfile: Path | None) -> None:
+        kernel: str | None, python: str | None, save: Path | None, no_tui: bool, redact: bool, as_json: bool,
+        fail_on: str, expect_gpus: int | None, verbose: bool, prometheus_textfile: Path | None) -> None:
     """Diagnose TensorFlow on NVIDIA GPUs: driver, CUDA, cuDNN, versions, devices, libraries,
     then real work (matmul, conv, mixed precision, XLA, multi-GPU) in the target interpreter.
 
@@ -98,13 +101,19 @@ def cli(ctx: click.Context, quick: bool, no_smoke: bool, only: str | None, budge
         check_writable(out)  # before minutes of diagnosis, not after
     smoke = None if (quick or no_smoke) else SmokeOptions(parse_only(only), budget)
     config = CheckConfig(expect_gpus=expect_gpus)
-    plain = as_json or no_tui or prometheus_textfile is not None
+    plain = as_json or no_tui or redact or prometheus_textfile is not None
     if not plain and sys.stdout.isatty() and sys.stdin.isatty():
         from tfdoctor.tui import run_tui
 
         ctx.exit(run_tui(host, config, smoke, fail_on=fail_on,
                          keep=(lambda r: save_facts(save, r)) if save else None))
     report = diagnose_with_progress(host, config, smoke)
+    if redact:  # judged again on the redacted facts, as the support report is (docs/json-report.md)
+        from tfdoctor.share.redact import Identity
+        from tfdoctor.share.support import redacted_report
+
+        identity = Identity.of_this_process() | Identity.of_this_process(host.env)
+        report = redacted_report(report.facts, config, identity)
     if save:
         save_facts(save, report)
     ctx.exit(emit(report, as_json=as_json, verbose=verbose, fail_on=fail_on,

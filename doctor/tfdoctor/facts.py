@@ -512,6 +512,20 @@ class ToolkitFacts:
 
 
 @dataclass(frozen=True, slots=True)
+class NodeFacts:
+    """Who collected the facts, and on which machine: the names redaction must hide in them,
+    wherever the document is redacted (`report --from` runs on another machine)."""
+
+    host: str | None = None
+    """The collecting machine's host name (socket.gethostname()); None when unknown (a ticket
+    that does not show it)."""
+    user: str | None = None
+    """The collecting user's name ($USER, $LOGNAME)."""
+    home: str | None = None
+    """The collecting user's home directory ($HOME)."""
+
+
+@dataclass(frozen=True, slots=True)
 class HostFacts:
     """Host state outside the driver that breaks GPUs: the kernel log's GPU lines, the hybrid-graphics
     profile."""
@@ -572,6 +586,9 @@ class Facts:
     provenance: dict[str, str] = field(default_factory=dict)
     """Fact path -> where it was read, e.g. "driver.driver_version": "nvidia-smi, line 12" (triage);
     empty for a live probe run."""
+    node: NodeFacts = NodeFacts()
+    """The collecting machine and user (a ticket's, when it shows them); redacted documents carry
+    their pseudonyms."""
 
     def to_dict(self) -> dict[str, Any]:
         """The replay format: JSON-ready, stable key order."""

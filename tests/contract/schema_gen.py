@@ -141,6 +141,7 @@ ADDED_LATER: set[tuple[str, str]] = {
     ("GpuFacts", "memory_used_mib"),
     ("ToolkitFacts", "cudnn_version"),
     ("DriverFacts", "topology"),
+    ("Facts", "node"),
 }
 
 

@@ -53,7 +53,7 @@ def collect_facts(host: Host, progress: Progress | None = None, *, tf_loader: bo
     from tfdoctor.probes.driver import probe_driver
     from tfdoctor.probes.hoststate import probe_host
     from tfdoctor.probes.libraries import find_framework, is_cuda_tf, probe_libraries
-    from tfdoctor.probes.platform import probe_env, probe_platform
+    from tfdoctor.probes.platform import probe_env, probe_node, probe_platform
     from tfdoctor.probes.target import probe_target
     from tfdoctor.probes.tfloader import probe_tf_loader
     from tfdoctor.probes.toolkits import probe_toolkits
@@ -106,6 +106,7 @@ def collect_facts(host: Host, progress: Progress | None = None, *, tf_loader: bo
             toolkits=toolkits.result(),
             host=host_state.result(),
             unknown=probe_unknowns(host, issues, platform_facts.system),
+            node=probe_node(host),
         )
 
 

@@ -10,7 +10,7 @@ import os
 import platform as _platform
 import re
 
-from tfdoctor.facts import PlatformFacts, ProbeIssue
+from tfdoctor.facts import NodeFacts, PlatformFacts, ProbeIssue
 from tfdoctor.host import Host
 
 PROBE = "platform"
@@ -88,6 +88,20 @@ CPU_FLAGS = (
 _CPUINFO_ALIASES = {"pni": "sse3"}  # the kernel calls SSE3 "pni" (Prescott New Instructions)
 
 _CONTAINER_CGROUP = re.compile(r"docker|kubepods|containerd|libpod|lxc|podman|/ecs/|garden")
+
+
+def probe_node(host: Host) -> NodeFacts:
+    """The host name and the user running tfdoctor: recorded so that redaction can hide them in
+    these facts on any machine, not only on this one."""
+    import socket
+
+    try:
+        name: str | None = socket.gethostname() or None
+    except OSError:
+        name = None
+    user = host.env.get("USER") or host.env.get("LOGNAME") or None
+    home = (host.env.get("HOME") or "").rstrip("/") or None
+    return NodeFacts(host=name, user=user, home=home)
 
 
 def probe_env(host: Host) -> dict[str, str]:

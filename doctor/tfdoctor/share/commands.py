@@ -114,7 +114,9 @@ def report(
     if from_file and python:
         raise TfdoctorError("--from reports on saved facts; --python has nothing to probe")
     facts, config = _facts(from_file, python, quick, expect_gpus)
-    redactor = None if no_redact else Redactor(Policy.make(salt, keep), Identity.of_this_process())
+    # Saved facts name the machine that collected them, not this one: hide the document's names.
+    identity = Identity.of_document(facts) if from_file else Identity.of_this_process()
+    redactor = None if no_redact else Redactor(Policy.make(salt, keep), identity)
     support = make_support_report(facts, config, redactor, html=html_file is not None)
     md_path, json_path = output_paths(output, facts.collected_at)
     if preview:

@@ -48,6 +48,7 @@ _HOME = re.compile(
 )
 _WIN_HOME = re.compile(r"(?i)\b([A-Z]:\\Users)\\([A-Za-z0-9._ -]+)")
 _VISIBLE_VARS = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
+_PLAIN = re.compile(r"[A-Za-z0-9._+-]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +85,32 @@ class Identity:
         )
 
 
+    @classmethod
+    def of_document(cls, facts: Facts) -> Identity:
+        """The names the document itself says it was collected under: its node (host, user,
+        home) and, in a ticket's environment lines, USER, LOGNAME, HOME, HOSTNAME and the values
+        of secret-named variables. For facts from another machine, whose names this one's
+        identity does not know (`report --from`, `triage`)."""
+        env = {k: v for k, v in facts.env.items() if isinstance(v, str)}
+        node = facts.node
+        users = [node.user, env.get("USER"), env.get("LOGNAME")]
+        hosts = [node.host, env.get("HOSTNAME"), env.get("HOST")]
+        hosts += [h.split(".")[0] for h in hosts if h]
+        homes = [node.home, env.get("HOME")]
+        return cls(
+            users=_unique(u for u in users if u and u not in _NOT_IDENTIFYING_USERS),
+            hosts=_unique(h for h in hosts if h and h.lower() not in _NOT_IDENTIFYING_HOSTS),
+            homes=_unique(h.rstrip("/") for h in homes if h and h.rstrip("/") not in ("", "/root")),
+            secrets=secret_env_values(env),
+        )
+
+    def __or__(self, other: Identity) -> Identity:
+        return Identity(
+            users=_unique((*self.users, *other.users)), hosts=_unique((*self.hosts, *other.hosts)),
+            homes=_unique((*self.homes, *other.homes)), secrets=_unique((*self.secrets, *other.secrets)),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Policy:
     """How to redact: the HMAC salt and the categories allowed through unchanged."""
@@ -110,6 +137,9 @@ class Redactor:
     _hosts: set[str] = field(default_factory=set)
     _serials: set[str] = field(default_factory=set)
     _uuids: tuple[str, ...] = ()
+    _homes: set[str] = field(default_factory=set)
+    _memo: dict[str, str] = field(default_factory=dict)
+    """text()'s answers: versions and paths repeat across a document (cleared when names are learned)."""
     _credentials: set[str] = field(default_factory=set)
     """User names and passwords of URLs found in the facts, matched literally everywhere."""
 
@@ -149,6 +179,14 @@ class Redactor:
 
     def text(self, value: str) -> str:
         """Any string: secrets, GPU ids, PCI ids, home paths, user and host names replaced."""
+        done = self._memo.get(value)
+        if done is None:
+            done = self._memo[value] = self._text(value)
+        return done
+
+    def _text(self, value: str) -> str:
+        if len(value) < 20 and "xox" not in value and _PLAIN.fullmatch(value):
+            return self._names(value)  # a package name, a version: only a literal name can be in it
         keep = self.policy.keep
         value = scrub_secrets(value, self.identity.secrets + self._learned_secrets())
         if "gpu-ids" not in keep:
@@ -159,6 +197,25 @@ class Redactor:
             value = _PCI.sub(lambda m: self.pseudonym("pci", _pci_key(m)), value)
         if "user" not in keep:
             value = self._user_text(value)
+        if "host" not in keep:
+            for host in sorted(self._hosts | set(self.identity.hosts), key=len, reverse=True):
+                value = _replace_word(value, host, self.pseudonym("host", host.lower()), True)
+        return value
+
+    def _names(self, value: str) -> str:
+        """text() of a short word of letters, digits and ._+- (no secret pattern, path, URL, GPU
+        or PCI id fits in one): the literal secrets and names only. A 300,000-line pip list made
+        redaction take seconds."""
+        keep = self.policy.keep
+        for secret in self.identity.secrets + self._learned_secrets():
+            if secret in value:
+                value = value.replace(secret, "<redacted>")
+        if "gpu-ids" not in keep:
+            for serial in self._serials:
+                value = _replace_word(value, serial, self.pseudonym("serial", serial))
+        if "user" not in keep:
+            for user in sorted(self._users | set(self.identity.users), key=len, reverse=True):
+                value = _replace_word(value, user, self.pseudonym("user", user))
         if "host" not in keep:
             for host in sorted(self._hosts | set(self.identity.hosts), key=len, reverse=True):
                 value = _replace_word(value, host, self.pseudonym("host", host.lower()), True)
@@ -183,7 +240,7 @@ class Redactor:
         return found
 
     def _user_text(self, value: str) -> str:
-        for home in sorted(self.identity.homes, key=len, reverse=True):
+        for home in sorted(self._homes | set(self.identity.homes), key=len, reverse=True):
             head, _, name = home.rpartition("/")
             value = _replace_path(value, home, f"{head}/{self.pseudonym('user', name)}")
         value = _HOME.sub(lambda m: f"{m.group(1)}/{self.pseudonym('user', m.group(2))}", value)
@@ -218,20 +275,31 @@ class Redactor:
 
     def _learn(self, data: dict[str, Any]) -> None:
         """Collect the names to hide from the facts themselves (a file from another machine)."""
-        for text in _strings(data):
-            self._credentials.update(c for c in url_credentials(text) if len(c) >= 4)
-            self._users.update(m.group(2) for m in _HOME.finditer(text))
-            self._users.update(m.group(2) for m in _WIN_HOME.finditer(text))
+        self._memo.clear()
+        for text in dict.fromkeys(_strings(data)):  # each distinct string once
+            if "@" in text:
+                self._credentials.update(c for c in url_credentials(text) if len(c) >= 4)
+            if "/" in text:
+                self._users.update(m.group(2) for m in _HOME.finditer(text))
+            if "\\" in text:
+                self._users.update(m.group(2) for m in _WIN_HOME.finditer(text))
         self._users -= _NOT_IDENTIFYING_USERS
         gpus = (data.get("driver") or {}).get("gpus") or []
         self._serials = {
             g["serial"] for g in gpus if isinstance(g.get("serial"), str) and g["serial"]
         }
         self._uuids = tuple(g["uuid"] for g in gpus if isinstance(g.get("uuid"), str))
+        node = data.get("node") or {}
+        if isinstance(node.get("host"), str) and node["host"].lower() not in _NOT_IDENTIFYING_HOSTS:
+            self._hosts.update({node["host"], node["host"].split(".")[0]} - {""})
+        if isinstance(node.get("user"), str) and node["user"] not in _NOT_IDENTIFYING_USERS:
+            self._users.add(node["user"])
+        if isinstance(node.get("home"), str) and node["home"].rstrip("/") not in ("", "/root"):
+            self._homes.add(node["home"].rstrip("/"))
         tf_config = (data.get("env") or {}).get("TF_CONFIG")
         if isinstance(tf_config, str):
             self._hosts.update(
-                h for h in _tf_config_hosts(tf_config) if h.lower() not in _NOT_IDENTIFYING_HOSTS
+                h for h in tf_config_hosts(tf_config) if h.lower() not in _NOT_IDENTIFYING_HOSTS
             )
 
     def _device(self, entry: str) -> str:
@@ -264,7 +332,8 @@ class Redactor:
         return self.pseudonym("host", host.lower()) + (f":{port}" if sep else "")
 
 
-def _tf_config_hosts(value: str) -> Iterator[str]:
+def tf_config_hosts(value: str) -> Iterator[str]:
+    """The host names of a TF_CONFIG value's cluster addresses."""
     try:
         cluster = json.loads(value).get("cluster") or {}
     except (ValueError, AttributeError):

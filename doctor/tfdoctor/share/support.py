@@ -13,9 +13,9 @@ from tfdoctor.errors import TfdoctorError
 from tfdoctor.exit_codes import exit_code_for
 from tfdoctor.facts import Facts
 from tfdoctor.registry import CheckConfig
-from tfdoctor.report import build_report
+from tfdoctor.report import Report, build_report
 from tfdoctor.share.markdown import render_markdown
-from tfdoctor.share.redact import Redactor
+from tfdoctor.share.redact import Identity, Policy, Redactor
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +73,24 @@ def make_support_report(
                 "refusing to write the report: redaction missed " + ", ".join(sorted(set(left)))
             )
     return SupportReport(markdown, document, code, report.verdict, page)
+
+
+def redacted_report(facts: Facts, config: CheckConfig, identity: Identity, guard: bool = True) -> Report:
+    """The report of `facts` redacted as the support report redacts them (allowlisted variables,
+    secrets removed, user, host and home names and device ids pseudonymised with a random salt),
+    judged again on the redacted facts. For documents that leave the machine other than the
+    support report: `--json --redact`, `triage --json` and `--save`.
+
+    With guard, raises when the JSON still holds a name it must not (as the support report does);
+    triage has no guard: a ticket's user may be called "user", a word tfdoctor's own hints use."""
+    redactor = Redactor(Policy.make(), identity)
+    report = build_report(redactor.facts(facts), config)
+    document = json.dumps(report.to_dict(exit_code=int(exit_code_for(report))))
+    left = redactor.leftovers(document) if guard else []
+    if left:
+        raise TfdoctorError("refusing to write the document: redaction missed "
+                            + ", ".join(sorted(set(left))))
+    return report
 
 
 def redaction_line(redactor: Redactor | None) -> str:

@@ -16,9 +16,12 @@ import click
 @click.option("-v", "--verbose", is_flag=True, help="Also show info findings and passing checks.")
 @click.option("--save", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Also save the partial facts (replay them with `tfdoctor replay`).")
+@click.option("--no-redact", is_flag=True,
+              help="Keep the ticket's secrets, user, host and home names as pasted (they are "
+                   "replaced in the report and the saved facts by default).")
 @click.pass_context
 def triage(ctx: click.Context, files: tuple[str, ...], as_json: bool, fail_on: str, verbose: bool,
-           save: Path | None) -> None:
+           save: Path | None, no_redact: bool) -> None:
     """Diagnose pasted ticket text: TensorFlow logs and tracebacks, nvidia-smi, pip list / freeze /
     conda list, build info, ldconfig -p, dmesg, lsmod, nvcc --version, uname -a, os-release,
     PyTorch's collect_env and tf_env_collect.sh output, in any mix.
@@ -28,6 +31,7 @@ def triage(ctx: click.Context, files: tuple[str, ...], as_json: bool, fail_on: s
     """
     from tfdoctor.cmdkit import check_writable, emit, save_facts
     from tfdoctor.console import note
+    from tfdoctor.registry import CheckConfig
     from tfdoctor.report import build_report
     from tfdoctor.triage import triage_facts
     from tfdoctor.triage.read import read_inputs
@@ -37,7 +41,15 @@ def triage(ctx: click.Context, files: tuple[str, ...], as_json: bool, fail_on: s
     check_writable(save)
     texts = read_inputs(list(files), sys.stdin.buffer)
     facts, observations = triage_facts(texts)
-    report = build_report(facts)
+    if no_redact:
+        report = build_report(facts)
+    else:  # what the ticket shows of its machine stays out of what triage writes (issue 21)
+        from tfdoctor.share.redact import Identity
+        from tfdoctor.share.support import redacted_report
+        from tfdoctor.triage.identity import ticket_identity
+
+        identity = Identity.of_document(facts) | ticket_identity(texts)
+        report = redacted_report(facts, CheckConfig(), identity, guard=False)
     if not observations:
         note("tfdoctor triage: nothing in this text is output triage recognises (a TensorFlow log, "
              "nvidia-smi, pip list, ...): every check could not check")

@@ -1,0 +1,57 @@
+"""What a ticket shows of the machine it came from: the names and secrets triage must not repeat.
+
+A pasted `env` dump, an `export`, a shell prompt (`zoe@gpu-node-7:~$`) or TF_CONFIG name the user,
+the host, the home directory and the cluster's hosts; a secret-named variable (HF_TOKEN=...) holds
+a value that may appear elsewhere in the ticket. triage's report and saved facts are redacted with
+these (share/redact.py), as `report` redacts a live run with this machine's own names (issue 21).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tfdoctor.share.redact import Identity, tf_config_hosts
+from tfdoctor.share.secrets import secret_env_values
+
+# NAME=value anywhere a word starts (env dumps, export, set, $env:, a command's prefix).
+_ASSIGN = re.compile(r"(?<![\w$.-])([A-Za-z_][A-Za-z0-9_]{0,60})[ \t]?=[ \t]?"
+                     r"(\"[^\"\n]{1,5000}\"|'[^'\n]{1,5000}'|[^\s\"']{1,5000})")
+# A shell prompt: user@host: followed by a path ("zoe@gpu-node-7:~/src$").
+_PROMPT = re.compile(r"(?<![\w.@-])([a-z_][a-z0-9_.-]{0,31})@([A-Za-z0-9][A-Za-z0-9.-]{0,62}):[~/]")
+_USERS = ("USER", "LOGNAME", "USERNAME")
+_HOSTS = ("HOSTNAME", "HOST", "COMPUTERNAME", "SLURMD_NODENAME")
+_HOMES = ("HOME", "USERPROFILE")
+
+
+def ticket_identity(texts: Sequence[str]) -> Identity:
+    """The users, hosts, homes and secret values the ticket's text names."""
+    values: dict[str, str] = {}
+    users: list[str] = []
+    hosts: list[str] = []
+    homes: list[str] = []
+    for text in texts:
+        if "=" in text:
+            for m in _ASSIGN.finditer(text):
+                name, value = m.group(1), m.group(2).strip("\"'")
+                values.setdefault(name, value)
+                if name.upper() in _USERS:
+                    users.append(value)
+                elif name.upper() in _HOSTS:
+                    hosts.append(value)
+                elif name.upper() in _HOMES:
+                    homes.append(value)
+                elif name == "TF_CONFIG":
+                    hosts.extend(tf_config_hosts(value))
+        if "@" in text:
+            for m in _PROMPT.finditer(text):
+                users.append(m.group(1))
+                hosts.append(m.group(2))
+    hosts += [h.split(".")[0] for h in hosts]
+    local = ("localhost", "localhost.localdomain")
+    return Identity(
+        users=tuple(dict.fromkeys(u for u in users if u and u not in ("root", "nobody"))),
+        hosts=tuple(dict.fromkeys(h for h in hosts if h and h.lower() not in local)),
+        homes=tuple(dict.fromkeys(h.rstrip("/\\") for h in homes if h.rstrip("/\\") not in ("", "/root"))),
+        secrets=secret_env_values(values),
+    )
