@@ -137,9 +137,12 @@ def _forward_options(ctx: click.Context, name: str) -> None:
 
 @cli.command()
 @click.argument("file", type=click.Path(path_type=Path))
+@click.option("--redact", is_flag=True,
+              help="Redact the output as `tfdoctor report` does, hiding the names the facts were "
+                   "collected under (and this machine's).")
 @judge_options
 @click.pass_context
-def replay(ctx: click.Context, file: Path, as_json: bool, fail_on: str, expect_gpus: int | None,
+def replay(ctx: click.Context, file: Path, redact: bool, as_json: bool, fail_on: str, expect_gpus: int | None,
            verbose: bool, prometheus_textfile: Path | None) -> None:
     """Re-diagnose saved facts (or a --json report) with today's tables, rules and log map."""
     from tfdoctor.registry import CheckConfig
@@ -148,7 +151,14 @@ def replay(ctx: click.Context, file: Path, as_json: bool, fail_on: str, expect_g
     facts, config = load_facts_file(file)
     if expect_gpus is not None:
         config = CheckConfig(expect_gpus=expect_gpus)
-    ctx.exit(emit(build_report(facts, config), as_json=as_json, verbose=verbose, fail_on=fail_on,
+    if redact:
+        from tfdoctor.share.redact import Identity
+        from tfdoctor.share.support import redacted_report
+
+        report = redacted_report(facts, config, Identity.of_document(facts) | Identity.of_this_process())
+    else:
+        report = build_report(facts, config)
+    ctx.exit(emit(report, as_json=as_json, verbose=verbose, fail_on=fail_on,
                   prometheus_textfile=prometheus_textfile))
 
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The DaemonSet's loop (integrations/kubernetes/daemonset.yaml): every TFDOCTOR_INTERVAL
 # seconds, diagnose this node and publish the verdict three ways, each file written whole:
-#   $TFDOCTOR_STATE_DIR/last.json   the --json report (node-problem-detector's plugin reads it)
+#   $TFDOCTOR_STATE_DIR/last.json   the --redact --json report (node-problem-detector's plugin reads it)
 #   $TFDOCTOR_TEXTFILE              node_exporter textfile metrics
 #   $TFDOCTOR_FEATURES              Node Feature Discovery features.d labels:
 #       feature.node.kubernetes.io/tfdoctor.verdict=healthy|problems|incomplete|failed
@@ -25,7 +25,7 @@ once() {
     mkdir -p "$TFDOCTOR_STATE_DIR"
     # shellcheck disable=SC2086  # a list of options on purpose
     timeout -k 5 "$TFDOCTOR_TIMEOUT" "$TFDOCTOR" $TFDOCTOR_ARGS \
-        --prometheus-textfile "$TFDOCTOR_TEXTFILE" --json >"$TFDOCTOR_STATE_DIR/report.tmp.$$"
+        --prometheus-textfile "$TFDOCTOR_TEXTFILE" --redact --json >"$TFDOCTOR_STATE_DIR/report.tmp.$$"
     rc=$?
     case $rc in
     0 | 1 | 3)

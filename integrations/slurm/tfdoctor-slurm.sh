@@ -73,7 +73,7 @@ else
     if [ -n "$TFDOCTOR_PROMETHEUS_TEXTFILE" ]; then
         set -- "$@" --prometheus-textfile "$TFDOCTOR_PROMETHEUS_TEXTFILE"
     fi
-    timeout -k 5 "$TFDOCTOR_TIMEOUT" "$TFDOCTOR" "$@" --json >"$out" 2>"$err"
+    timeout -k 5 "$TFDOCTOR_TIMEOUT" "$TFDOCTOR" "$@" --redact --json >"$out" 2>"$err"
     rc=$?
 fi
 

@@ -156,7 +156,7 @@ def test_check_mode_runs_the_read_only_check(where, broken):
     code, out = play_inventory(where, inventory(
         host_vars={"tfdoctor": str(fake)}, group_vars={"tfdoctor_report_dir": str(reports)}),
         "--check")
-    assert ran.read_text().split() == ["--quick", "--json"], "the default tfdoctor_args"
+    assert ran.read_text().split() == ["--quick", "--redact", "--json"], "the default tfdoctor_args"
     if broken:
         assert code == 2, out
         assert "tfdoctor exit 1 on localhost: fake-broken-host" in out and "failed=1" in out

@@ -49,7 +49,7 @@ def triage(ctx: click.Context, files: tuple[str, ...], as_json: bool, fail_on: s
         from tfdoctor.triage.identity import ticket_identity
 
         identity = Identity.of_document(facts) | ticket_identity(texts)
-        report = redacted_report(facts, CheckConfig(), identity, guard=False)
+        report = redacted_report(facts, CheckConfig(), identity)
     if not observations:
         note("tfdoctor triage: nothing in this text is output triage recognises (a TensorFlow log, "
              "nvidia-smi, pip list, ...): every check could not check")
