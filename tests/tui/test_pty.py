@@ -293,3 +293,35 @@ def test_quit_after_pip_finished_says_the_fix_was_applied(broken_venv: Path, tmp
                           timeout=600, env={**os.environ, **state})
     assert done.returncode == 0, done.stderr[-2000:]
     assert differences(broken_venv, before) == []
+
+
+def test_r_and_escape_do_nothing_during_a_real_apply(broken_venv: Path, tmp_path: Path) -> None:
+    """Issue 22 item 4 through the installed binary: pip is paused mid-install; r and Escape
+    are pressed. No diagnosis starts ("probe areas" never shows) and the fix screen stays;
+    once pip goes on, the apply's own result and the new verdict show, and q
+    leaves the healthy verdict."""
+    from fixing.cached_envs import wait_for
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    mark = uuid.uuid4().hex
+    child = _spawn_binary(mark, "--quick", "--python", str(broken_venv / "bin" / "python"),
+                          size=(50, 200), env={"XDG_STATE_HOME": str(tmp_path / "state"),
+                                               "TFDOCTOR_TEST_PAUSE": "install",
+                                               "TFDOCTOR_TEST_PAUSE_DIR": str(marks)})
+    _apply_in_the_tui(child)
+    wait_for(marks / "paused")
+    child.send("r")
+    child.send("\x1b")
+    # (The ticking clock is asserted through Pilot: a terminal redraw writes only its digit.)
+    assert child.expect(["probe areas", "Diagnosing \\.\\.\\.", pexpect.TIMEOUT],
+                        timeout=3) == 2, child.before
+    (marks / "release").touch()
+    child.expect("Apply done", timeout=300)
+    child.expect("Verdict: healthy", timeout=120)  # "After:" is bold: escapes split the line
+    child.send("q")
+    child.expect_exact(ALT_SCREEN_CLOSED, timeout=60)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert _left_lines(child.before or "")[1] == "Verdict: healthy"
+    assert _gone(mark) == []
