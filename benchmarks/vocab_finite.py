@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import vocab_artefacts as art
@@ -129,15 +131,15 @@ def mine_cudnn() -> list[dict]:
 
 def mine_nccl() -> list[dict]:
     site = _venv_site("tf-cuda")
-    h = site / "nvidia/nccl/include/nccl.h" if site else None
-    if h is None or not h.exists():
+    if site is None or not (site / "nvidia/nccl/include/nccl.h").exists():
         return []
+    h = site / "nvidia/nccl/include/nccl.h"
     text = h.read_text()
     v = re.search(r"#define NCCL_MAJOR (\d+)\s+#define NCCL_MINOR (\d+)", text)
     rel = [f"{v.group(1)}.{v.group(2)}"] if v else []
     enum = text[text.index("typedef enum { ncclSuccess") : text.index("} ncclResult_t;")]
-    names = re.findall(r"(nccl[A-Za-z]+)\s*=", enum)
-    return [
+    names = [n for n in re.findall(r"(nccl[A-Za-z]+)\s*=", enum) if n != "ncclNumResults"]
+    out = [
         _entry(
             "nccl",
             n,
@@ -146,7 +148,35 @@ def mine_nccl() -> list[dict]:
             source_file="include/nccl.h",
         )
         for n in names
-        if n != "ncclNumResults"
+    ]
+    return out + _nccl_error_strings(site, names, rel)
+
+
+def _nccl_error_strings(site: Path, names: list[str], rel: list[str]) -> list[dict]:
+    """ncclGetErrorString's texts: libnccl.so.2 keeps them as one run, in ncclResult_t order, from
+    "no error" on (read in file order). Short ones ("no error", "timeout") are too common to match."""
+    lib = site / "nvidia/nccl/lib/libnccl.so.2"
+    if not lib.exists() or not shutil.which("strings"):
+        return []
+    lines = subprocess.run(["strings", "-n", "5", str(lib)], capture_output=True, check=True).stdout
+    run = lines.decode("ascii", "replace").split("\n")
+    for i, line in enumerate(run):
+        if line == "no error" and i + 1 < len(run) and "(run with NCCL_DEBUG" in run[i + 1]:
+            texts = run[i : i + len(names)]
+            break
+    else:
+        return []
+    return [
+        _entry(
+            "nccl",
+            t,
+            "info" if n in ("ncclSuccess", "ncclInProgress") else "error",
+            rel,
+            source_file="lib/libnccl.so.2",
+            doc=f"ncclGetErrorString({n})",
+        )
+        for n, t in zip(names, texts, strict=False)
+        if " " in t and len(t) >= 15
     ]
 
 
