@@ -156,10 +156,13 @@ def _nccl_error_strings(site: Path, names: list[str], rel: list[str]) -> list[di
     """ncclGetErrorString's texts: libnccl.so.2 keeps them as one run, in ncclResult_t order, from
     "no error" on (read in file order). Short ones ("no error", "timeout") are too common to match."""
     lib = site / "nvidia/nccl/lib/libnccl.so.2"
-    if not lib.exists() or not shutil.which("strings"):
+    if not lib.exists():
         return []
-    lines = subprocess.run(["strings", "-n", "5", str(lib)], capture_output=True, check=True).stdout
-    run = lines.decode("ascii", "replace").split("\n")
+    if shutil.which("strings"):
+        out = subprocess.run(["strings", "-n", "5", str(lib)], capture_output=True, check=True).stdout
+        run = out.decode("ascii", "replace").split("\n")
+    else:  # the same runs, in file order, without binutils
+        run = [m.group().decode() for m in re.finditer(rb"[\x20-\x7e\t]{5,}", lib.read_bytes())]
     for i, line in enumerate(run):
         if line == "no error" and i + 1 < len(run) and "(run with NCCL_DEBUG" in run[i + 1]:
             texts = run[i : i + len(names)]
