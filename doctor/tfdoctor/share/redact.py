@@ -350,10 +350,11 @@ def _pci_key(match: re.Match[str]) -> str:
 
 
 def _word(name: str, ignore_case: bool = False) -> re.Pattern[str]:
-    # Names are delimited by anything that cannot be part of a user or host name; "<" and "-"
-    # also guard pseudonyms: a user called "user" must not match inside "<user-3f2a9b01>".
+    # Names are delimited by anything that cannot be part of a user or host name; "<" and the
+    # "-" after guard pseudonyms: a user called "user" must not match inside "<user-3f2a9b01>".
+    # A "-" before is a delimiter: files are named after users ("smoke-zoe.log", issue 21).
     return re.compile(
-        r"(?<![A-Za-z0-9_<-])" + re.escape(name) + r"(?![A-Za-z0-9_>-])",
+        r"(?<![A-Za-z0-9_<])" + re.escape(name) + r"(?![A-Za-z0-9_>-])",
         re.IGNORECASE if ignore_case else 0,
     )
 

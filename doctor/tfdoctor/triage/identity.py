@@ -41,8 +41,10 @@ def ticket_identity(texts: Sequence[str]) -> Identity:
                     hosts.append(value)
                 elif name.upper() in _HOMES:
                     homes.append(value)
-                elif name == "TF_CONFIG":
-                    hosts.extend(tf_config_hosts(value))
+                elif name == "TF_CONFIG":  # JSON, spaces and quotes in it: the rest of the line
+                    end = text.find("\n", m.start(2))
+                    line = text[m.start(2) : end if end >= 0 else len(text)].strip()
+                    hosts.extend(tf_config_hosts(line.strip("'") if line.startswith("'") else line))
         if "@" in text:
             for m in _PROMPT.finditer(text):
                 users.append(m.group(1))
