@@ -127,10 +127,21 @@ def drive(app: DoctorApp, scenario: Scenario, size: tuple[int, int] = (80, 24)) 
 
 async def settle(pilot: Pilot[None]) -> None:
     """Wait until the diagnosis (and any fix) worker is done and the screen has caught up."""
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    for _ in range(2):
+        await _workers_done(pilot)
+        await pilot.pause()
+
+
+async def _workers_done(pilot: Pilot[None]) -> None:
+    """wait_for_complete, where a worker that failed counts as done: whether Textual raises its
+    WorkerFailed depends on a race (a worker already gone is not awaited), and the tests of a
+    failing loader assert its error on screen instead."""
+    from textual.worker import WorkerFailed
+
+    try:
+        await pilot.app.workers.wait_for_complete()
+    except WorkerFailed:
+        pass
 
 
 def screen_text(app: DoctorApp) -> str:

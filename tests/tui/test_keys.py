@@ -171,3 +171,35 @@ def test_slash_filters_the_findings_and_checks() -> None:
         assert "filter" not in str(findings.border_title)
 
     drive(app, scenario, size=(120, 40))
+
+
+def test_slash_filters_the_cluster_screen() -> None:
+    """/ on the cluster screen keeps the worker rows and findings that contain the text; Enter
+    on a kept row still opens that worker (rows keep their worker's index); Escape clears."""
+    doc = recorded()
+    app = make_cluster_app(lambda: copy.deepcopy(doc), "replaying")
+    slow = doc["workers"][1]["task"]
+
+    async def scenario(pilot):  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        nodes = app.screen.query_one("#cluster-nodes", DataTable)
+        findings = app.screen.query_one("#cluster-findings", OptionList)
+        assert nodes.row_count == 2 and findings.option_count == 3
+        await pilot.press("slash", *"straggler")
+        await pilot.pause()
+        assert findings.option_count == 1 and "filter 'straggler'" in str(findings.border_title)
+        await pilot.press("escape")
+        await pilot.press("slash", *slow)
+        await pilot.pause()
+        assert nodes.row_count == 1 and str(nodes.ordered_rows[0].key.value) == "1"
+        await pilot.press("enter")
+        nodes.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert str(app.screen.query_one("#cluster-detail", Static).content).startswith(slow)
+        app.screen.query_one("#filter").focus()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert nodes.row_count == 2 and findings.option_count == 3
+
+    drive(app, scenario, size=(120, 50))

@@ -26,7 +26,7 @@ ACTION_HELP = {
     "app.facts_filter": "facts, with the search box focused",
     "app.fixes": "fix plan: review, apply (with confirmation), undo",
     "app.export": "export the support report (Markdown and JSON) to a file",
-    "filter": "filter the findings and checks: type; Enter keeps it, Escape clears it",
+    "filter": "filter the lists here: type; Enter keeps it, Escape clears it",
     "clear": "clear the filter",
     "search": "search the facts (path or value)",
     "back": "back (from the fix plan: once no fix runs)",

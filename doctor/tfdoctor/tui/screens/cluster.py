@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from tfdoctor.cluster import view
 from tfdoctor.tui.keys import LIST_KEYS
+from tfdoctor.tui.widgets.filter import ListFilter, matches
 
 if TYPE_CHECKING:
     from tfdoctor.tui.cluster import ClusterApp
@@ -70,10 +71,14 @@ class FindingList(OptionList):
 class ClusterScreen(Screen[None]):
     """What `tfdoctor cluster` shows on a terminal."""
 
-    BINDINGS = [Binding("enter", "open", "Open", show=False)]
+    BINDINGS = [Binding("enter", "open", "Open", show=False),
+                Binding("slash", "filter", "Filter")]
+    needle = ""
+    """The filter's text (/): the worker rows and findings shown contain it."""
 
     def compose(self) -> ComposeResult:
         yield ClusterVerdict(id="verdict")
+        yield ListFilter(placeholder="filter workers and findings; Escape clears", id="filter")
         with VerticalScroll(id="cluster-body"):
             nodes = NodeTable(id="cluster-nodes", cursor_type="row", zebra_stripes=True)
             nodes.border_title = "Nodes"
@@ -106,12 +111,16 @@ class ClusterScreen(Screen[None]):
         table.clear(columns=True)
         rows = view.node_rows(doc)
         _columns(table, view.NODE_COLUMNS, [r.cells for r in rows])
-        for row in rows:
+        for i, row in enumerate(rows):
+            if not matches(self.needle, *row.cells):
+                continue
             style = "bold $text-warning" if row.straggler else "bold $text-error" if row.bad else ""
-            table.add_row(*(Content.styled(c, style) if style else Content(c) for c in row.cells))
+            table.add_row(*(Content.styled(c, style) if style else Content(c) for c in row.cells),
+                          key=str(i))
         slow = view.stragglers(doc)
         table.border_title = f"Nodes: {len(doc['workers'])}" + (
-            f", straggler: {', '.join(sorted(slow))}" if slow else "")
+            f", straggler: {', '.join(sorted(slow))}" if slow else "") + (
+            f" ({table.row_count} match {self.needle!r})" if self.needle else "")
 
     def _show_sizes(self, doc: dict[str, Any]) -> None:
         table = cast("DataTable[Content]", self.query_one("#cluster-sizes", DataTable))
@@ -138,15 +147,27 @@ class ClusterScreen(Screen[None]):
         findings.clear_options()
         root, at = doc["verdict"].get("root_cause"), view.root_index(doc)
         for i, f in enumerate(doc["findings"]):
+            if not matches(self.needle, f["id"], f["message"], *map(str, f["evidence"].values())):
+                continue
             title = Content.styled(view.finding_title(f, root if i == at else None),
                                    SEVERITY_STYLE.get(f["severity"], ""))
             findings.add_option(Option(Content.assemble(title, "\n", Content(f["message"])), id=str(i)))
         counts = doc["verdict"]["counts"]
         findings.border_title = (f"Cluster findings: {counts['error']} error, {counts['warning']} "
                                  f"warning, {counts['info']} info")
-        if doc["findings"]:
+        if self.needle:
+            findings.border_title += f" (filter {self.needle!r})"
+        first = findings.get_option_at_index(0).id if findings.option_count else None
+        if first is not None:
             findings.highlighted = 0
-        self._show_detail(doc, 0)
+        self._show_detail(doc, int(first) if first is not None else None)
+
+    def action_filter(self) -> None:
+        self.query_one(ListFilter).open()
+
+    def on_list_filter_narrowed(self, event: ListFilter.Narrowed) -> None:
+        self.needle = event.needle
+        self.show()
 
     def _show_detail(self, doc: dict[str, Any], index: int | None) -> None:
         detail = self.query_one("#cluster-detail", Static)
@@ -161,9 +182,9 @@ class ClusterScreen(Screen[None]):
         doc = _app(self).document
         if doc is None or event.data_table.id != "cluster-nodes":
             return
-        workers = doc["workers"]
-        if 0 <= event.cursor_row < len(workers):
-            w = workers[event.cursor_row]
+        workers, index = doc["workers"], int(event.row_key.value or -1)
+        if 0 <= index < len(workers):
+            w = workers[index]
             detail = self.query_one("#cluster-detail", Static)
             detail.update(Content.assemble((str(w.get("task", "?")), "bold"), "\n",
                                            view.worker_detail(w)))
@@ -181,7 +202,8 @@ class ClusterScreen(Screen[None]):
         findings = self.query_one("#cluster-findings", OptionList)
         doc = _app(self).document
         if doc is not None and findings.highlighted is not None:
-            self._show_detail(doc, findings.highlighted)
+            option = findings.get_option_at_index(findings.highlighted).id
+            self._show_detail(doc, int(option) if option is not None else None)
             self.query_one("#cluster-detail", Static).scroll_visible()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
