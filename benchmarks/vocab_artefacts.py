@@ -93,7 +93,7 @@ def _chunks(f, size: int = 8 << 20) -> Iterator[bytes]:
 def strings_of_file(path: Path) -> set[str]:
     """Printable runs of a file: binutils' `strings` where present (fast), else the same in Python."""
     if shutil.which("strings"):
-        out = subprocess.run(["strings", "-n", "5", str(path)], capture_output=True, check=True).stdout
+        out = subprocess.run(["strings", "-a", "-n", "5", str(path)], capture_output=True, check=True).stdout
         return {s for s in out.decode("ascii", "replace").split("\n") if len(s) >= 5 and _keep(s)}
     with path.open("rb") as f:
         return _strings_of_stream(_chunks(f))

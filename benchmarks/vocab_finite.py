@@ -159,7 +159,7 @@ def _nccl_error_strings(site: Path, names: list[str], rel: list[str]) -> list[di
     if not lib.exists():
         return []
     if shutil.which("strings"):
-        out = subprocess.run(["strings", "-n", "5", str(lib)], capture_output=True, check=True).stdout
+        out = subprocess.run(["strings", "-a", "-n", "5", str(lib)], capture_output=True, check=True).stdout
         run = out.decode("ascii", "replace").split("\n")
     else:  # the same runs, in file order, without binutils
         run = [m.group().decode() for m in re.finditer(rb"[\x20-\x7e\t]{5,}", lib.read_bytes())]
