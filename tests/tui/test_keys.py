@@ -12,20 +12,22 @@ from tfdoctor.tui.cluster import ClusterApp, make_cluster_app
 from tfdoctor.tui.keys import LIST_KEYS, key_name, keys_of
 from tfdoctor.tui.screens.cluster import ClusterScreen
 from tfdoctor.tui.screens.confirm import ConfirmScreen
-from tfdoctor.tui.screens.detail import DetailScreen
+from tfdoctor.tui.screens.detail import CommandTable, DetailScreen
 from tfdoctor.tui.screens.export import ExportScreen
 from tfdoctor.tui.screens.facts import FactsScreen
 from tfdoctor.tui.screens.fixes import FixScreen, StepList
 from tfdoctor.tui.screens.help import HelpScreen
 from tfdoctor.tui.screens.main import MainScreen
 from tfdoctor.tui.widgets.facts_tree import FactsTree
+from tfdoctor.tui.widgets.filter import ListFilter
 from tfdoctor.tui.widgets.tables import FindingsList, OutcomesTable
 
 from tui.kit import FakeApplier, Loader, drive, pin_and_root_report, problems_report, settle
 from tui.test_cluster import recorded
 
 DOCTOR_BINDINGS = (DoctorApp, MainScreen, DetailScreen, FactsScreen, FixScreen, ConfirmScreen,
-                   ExportScreen, FindingsList, OutcomesTable, StepList, FactsTree)
+                   ExportScreen, FindingsList, OutcomesTable, StepList, FactsTree, CommandTable,
+                   ListFilter)
 """Every class of the doctor's TUI that declares keys of its own."""
 
 

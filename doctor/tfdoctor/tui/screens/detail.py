@@ -16,6 +16,7 @@ from tfdoctor.registry import all_checks
 from tfdoctor.render_text import group_findings
 from tfdoctor.report import Report
 from tfdoctor.tui.fixview import numbers
+from tfdoctor.tui.keys import LIST_KEYS
 from tfdoctor.tui.present import AREA_SECTIONS, severity_tag, status_badge
 from tfdoctor.tui.widgets.facts_tree import FactsTree
 from tfdoctor.tui.widgets.verdict import VerdictBar
@@ -23,6 +24,8 @@ from tfdoctor.tui.widgets.verdict import VerdictBar
 
 class CommandTable(DataTable[str]):
     """A fix's commands, one row each, never wrapped (long ones scroll sideways), one selected."""
+
+    BINDINGS = LIST_KEYS
 
     def __init__(self, commands: tuple[str, ...]) -> None:
         super().__init__(show_header=False, cursor_type="row", classes="commands")
