@@ -23,11 +23,12 @@ if TYPE_CHECKING:  # `tfdoctor --help` imports this package: the facts model sta
 def observe(texts: Sequence[str]) -> list[Observation]:
     """Every observation of every recogniser, in recogniser order (tool output before prose)."""
     from tfdoctor.triage.lines import ticket_lines
-    from tfdoctor.triage.recognisers import RECOGNISERS, pip_output, prose, tf_log
+    from tfdoctor.triage.recognisers import RECOGNISERS, _text, pip_output, prose, tf_log
 
     ticket = ticket_lines(texts)
     observations = [ob for module in (*RECOGNISERS, pip_output, tf_log, prose)
                     for ob in _safe(module, ticket.lines)]
+    _text.forget()  # the cleaned lines of an 8 MiB ticket are tens of MB: not kept past reading
     if not ticket.points:
         return observations
     return [replace(ob, line=ticket.original(ob.line)) for ob in observations]

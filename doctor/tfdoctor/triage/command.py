@@ -41,22 +41,27 @@ def triage(ctx: click.Context, files: tuple[str, ...], as_json: bool, fail_on: s
     check_writable(save)
     texts = read_inputs(list(files), sys.stdin.buffer)
     facts, observations = triage_facts(texts)
-    if no_redact:
-        report = build_report(facts)
-    else:  # what the ticket shows of its machine stays out of what triage writes (issue 21)
+    summary, recognised = read_summary(observations), bool(observations)
+    identity = None
+    if not no_redact:  # what the ticket shows of its machine stays out of what triage writes
         from tfdoctor.share.redact import Identity
-        from tfdoctor.share.support import redacted_report
         from tfdoctor.triage.identity import ticket_identity
 
         identity = Identity.of_document(facts) | ticket_identity(texts)
+    del observations, texts  # tens of MB for a large ticket, which the report does not need
+    if identity is None:
+        report = build_report(facts)
+    else:
+        from tfdoctor.share.support import redacted_report
+
         report = redacted_report(facts, CheckConfig(), identity)
-    if not observations:
+    if not recognised:
         note("tfdoctor triage: nothing in this text is output triage recognises (a TensorFlow log, "
              "nvidia-smi, pip list, ...): every check could not check")
     if save:
         save_facts(save, report)
     if not as_json:
-        click.echo(read_summary(observations), nl=False)
+        click.echo(summary, nl=False)
     ctx.exit(emit(report, as_json=as_json, verbose=verbose, fail_on=fail_on))
 
 

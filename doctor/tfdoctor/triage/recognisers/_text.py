@@ -84,6 +84,12 @@ def cleaned(lines: Sequence[str]) -> list[str | None]:
     return out
 
 
+def forget() -> None:
+    """Drop the last ticket's cleaned lines (cleaned() keeps them for the next recogniser)."""
+    global _last
+    _last = (None, 0, [])
+
+
 def numbered(lines: Sequence[str]) -> Iterator[tuple[int, str]]:
     """(1-based line number, cleaned line) for every line not over MAX_LINE."""
     for number, s in enumerate(cleaned(lines), 1):
@@ -97,6 +103,11 @@ def is_fence(s: str) -> bool:
     return t.startswith("```") or t.startswith("~~~")
 
 
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
 def normalise(name: str) -> str:
     """PEP 503 normalised distribution name."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    if "_" not in name and "." not in name and "--" not in name:  # most names: a pip list has many
+        return name.lower()
+    return _SEPARATORS.sub("-", name).lower()
