@@ -163,3 +163,15 @@ def test_live_json_redact_save_and_prometheus(tmp_path):
     assert f"{facts['node']['home']}/lib" in facts["env"]["LD_LIBRARY_PATH"]
     plain = CliRunner().invoke(cli, args, env=env)
     assert PASSWORD in plain.stdout and USER in plain.stdout
+
+
+def test_live_report_md_and_json(tmp_path):
+    """`tfdoctor report --quick` with the canaries in this process's environment: neither the
+    Markdown nor the JSON has one; the node it records is there as pseudonyms."""
+    env = {"LD_LIBRARY_PATH": LD_PATH, "TF_CONFIG": TF_CONFIG, "HF_TOKEN": TOKEN, "USER": USER,
+           "HOME": HOME, "HOSTNAME": HOST}
+    result = CliRunner().invoke(cli, ["report", "--quick", "-o", f"{tmp_path}/out/"], env=env)
+    assert result.exit_code == 0, result.output
+    written = {p.suffix: p.read_text() for p in (tmp_path / "out").iterdir()}
+    assert set(written) == {".md", ".json"} and all(_leaks(t) == [] for t in written.values())
+    assert json.loads(written[".json"])["facts"]["node"]["user"].startswith("<user-")
