@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,11 +25,15 @@ MATMUL = ("import tensorflow as tf; a = tf.constant([[1., 2.], [3., 4.]]); "
 
 
 @pytest.fixture(scope="module")
-def broken_tf(tmp_path_factory) -> Path:
-    """A real tensorflow-cpu 2.21.0 venv, then `pip install "protobuf<5"` (TF needs >=6.31.1)."""
+def broken_tf(tmp_path_factory) -> Iterator[Path]:
+    """A real tensorflow-cpu 2.21.0 venv, then `pip install "protobuf<5"` (TF needs >=6.31.1).
+    Removed after the module, pass or fail: a copy is 1.6 GB by du (hard links into the cache)."""
     root = copy_env(cached_env("tf-cpu"), tmp_path_factory.mktemp("real-tf") / "venv")
-    pip(str(root / "bin" / "python"), "protobuf<5")
-    return root
+    try:
+        pip(str(root / "bin" / "python"), "protobuf<5")
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def protobuf_hash(root: Path) -> str:
