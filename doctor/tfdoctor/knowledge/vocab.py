@@ -379,8 +379,42 @@ def instance_of(text: str, value: str = "libfoo.so.1") -> str:
     return PLACEHOLDER.sub(fill, text.replace("%%", "\0")).replace("\0", "%")
 
 
+@cache
+def _pairs() -> dict[str, frozenset[str]] | None:
+    """Rarest word of each template's head -> the second rarest words that go with it ("" when
+    the head has one word); None when a template has no word to look for."""
+    freq = _word_frequency()
+    pairs: dict[str, set[str]] = {}
+    for t in templates():
+        text = re.sub(r"^(?:" + PLACEHOLDER.pattern + r"|\s)+", "", t.text)
+        head, fixed = [], 0
+        for c in _chunks(text):
+            head.append(c.text)
+            fixed += c.fixed
+            if fixed >= TRUNCATED_MIN - 10 or c.line_end:
+                break
+        words = set(re.findall(r"(?<![\w\0])[A-Za-z0-9_]{4,}(?![\w\0])", " ".join(head)))
+        if not words:
+            return None
+        rare = sorted(words, key=lambda w: (freq.get(w, 0), -len(w)))
+        pairs.setdefault(rare[0], set()).add(rare[1] if len(rare) > 1 else "")
+    return {k: frozenset(v) for k, v in pairs.items()}
+
+
+def could_match(line: str) -> bool:
+    """False only when the line is an instance of no template: it lacks every template's two
+    rarest head words (a set lookup per word, so a long ticket's prose is turned away cheaply)."""
+    pairs = _pairs()
+    if pairs is None:
+        return True
+    words = set(_WORD.findall(line[:MAX_LINE]))
+    return any("" in pairs[w] or not words.isdisjoint(pairs[w]) for w in words.intersection(pairs))
+
+
+@cache
 def anchors() -> tuple[str, ...] | None:
     """The words the prefilter looks for: a line holding none of them matches no template (None
-    when some template has no anchor, so no line can be ruled out by its words)."""
-    idx = _index()
-    return None if idx.unanchored else tuple(idx.by_anchor)
+    when some template has no anchor, so no line can be ruled out by its words). Read from the
+    templates' text, without compiling them (a gate builds on it before any line is matched)."""
+    found = [_anchor(t) for t in templates()]
+    return None if any(a is None for a in found) else tuple(dict.fromkeys(a for a in found if a))

@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
+from typing import TYPE_CHECKING
 
 from tfdoctor.facts import LogCause
 from tfdoctor.knowledge import catalogue, vocab
+
+if TYPE_CHECKING:
+    from tfdoctor.triage.recognisers._gate import Gate
 
 # (log cause id, pattern) in recognition order, and the benign lines: views of the catalogue
 # (doctor/tfdoctor/knowledge/, docs/knowledge.md), where each pattern is kept with its source and
@@ -85,16 +90,25 @@ def recognise(line: str) -> tuple[str, str | None] | None:
 
 
 def _by_pattern(line: str) -> tuple[str, str | None] | None:
-    for cause_id, pattern in PATTERNS:
-        match = pattern.search(line)
-        if match:
-            groups = match.groupdict()
-            subject = groups.get("s") or groups.get("t")
-            if subject is None:  # the error name may follow the matched phrase on the line
-                status = _STATUS.search(line)
-                subject = status.group(0) if status else None
-            return cause_id, subject.strip() if subject else None
-    return None
+    """The first pattern, in recognition order, that matches: searched only where the literal text
+    every match must contain is in the line (the gate), which makes a long ticket linear."""
+    hit = _gate().first(line)
+    if hit is None:
+        return None
+    index, match = hit
+    groups = match.groupdict()
+    subject = groups.get("s") or groups.get("t")
+    if subject is None:  # the error name may follow the matched phrase on the line
+        status = _STATUS.search(line)
+        subject = status.group(0) if status else None
+    return PATTERNS[index][0], subject.strip() if subject else None
+
+
+@cache
+def _gate() -> Gate:
+    from tfdoctor.triage.recognisers._gate import Gate
+
+    return Gate(pattern for _, pattern in PATTERNS)
 
 
 def scan(lines: Iterable[str], recipe: str | None = None) -> tuple[LogCause, ...]:

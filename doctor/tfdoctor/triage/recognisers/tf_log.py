@@ -123,26 +123,40 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                 yield Observation("env", ("LD_LIBRARY_PATH", ld.group("v")), number, NAME)
 
 
-_cache: tuple[object, Gate, dict[str, tuple[str, str | None] | None]] | None = None
+class _Gates:
+    """The lines logmap.recognise can answer: those a pattern of its could match (its causes'
+    patterns, its log-format line), and those holding a mined template's rarest head words."""
+
+    def __init__(self) -> None:
+        self.patterns = Gate([p for _, p in logmap.PATTERNS] + [logmap.LOG_LINE])
+        words = vocab.anchors()
+        self.vocab = Gate(re.compile(re.escape(w)) for w in words) if words is not None else None
+
+    def lines_to_search(self, lines: Sequence[str]) -> set[int] | None:
+        """Indexes of the lines either gate keeps, found over the whole text at once; None: all."""
+        keyed = self.patterns.lines_to_search(lines)
+        extra = self.vocab.lines_to_search(lines) if self.vocab is not None else None
+        return None if keyed is None or extra is None else keyed | extra
+
+    def any_match(self, line: str) -> bool:
+        return self.patterns.any_match(line) or vocab.could_match(line)
 
 
-def _causes() -> tuple[Gate, dict[str, tuple[str, str | None] | None]]:
-    """A gate over every pattern that makes logmap.recognise answer (its causes' patterns, its
-    log-format line, the vocabulary's anchor words), and a memo of its answers, both rebuilt when
-    logmap's patterns change."""
+_cache: tuple[object, _Gates, dict[str, tuple[str, str | None] | None]] | None = None
+
+
+def _causes() -> tuple[_Gates, dict[str, tuple[str, str | None] | None]]:
+    """The gates before logmap.recognise, and a memo of its answers, both rebuilt when logmap's
+    patterns change."""
     global _cache
     if _cache is None or _cache[0] is not logmap.PATTERNS:
-        # The mined vocabulary's templates each need their anchor word; none known: every line.
-        words = vocab.anchors()
-        anchors = [re.compile(re.escape(w)) for w in words] if words is not None else [re.compile("")]
-        patterns = [p for _, p in logmap.PATTERNS] + [logmap.LOG_LINE, *anchors]
-        _cache = (logmap.PATTERNS, Gate(patterns), {})
+        _cache = (logmap.PATTERNS, _Gates(), {})
     return _cache[1], _cache[2]
 
 
-def _cause(line: str, gate: Gate, known: dict[str, tuple[str, str | None] | None]) -> tuple[str, str | None] | None:
-    """logmap.recognise(line), asked only when one of its patterns matches the line (searching all
-    of them on every line of a large ticket was most of triage's time, issue 21), and once per
+def _cause(line: str, gate: _Gates, known: dict[str, tuple[str, str | None] | None]) -> tuple[str, str | None] | None:
+    """logmap.recognise(line), asked only when the gates say it could answer (searching every
+    pattern on every line of a large ticket was most of triage's time, issue 21), and once per
     text: a log repeats its lines once timestamps are cleaned off."""
     if line in known:
         return known[line]
