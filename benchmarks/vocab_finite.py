@@ -211,7 +211,7 @@ def mine_keras() -> list[dict]:
     if site is None or not (site / "keras").is_dir():
         return []
     dist = next(site.glob("keras-*.dist-info"), None)
-    rel = [dist.name.split("-")[1]] if dist else []
+    rel = [dist.name.removeprefix("keras-").removesuffix(".dist-info")] if dist else []
     return _python_package(site, "keras", "keras", _KERAS_MIGRATION, rel)
 
 
