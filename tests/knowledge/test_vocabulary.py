@@ -101,8 +101,12 @@ def test_each_template_has_exactly_one_of_cause_or_benign() -> None:
 
 
 def test_every_cause_id_exists() -> None:
-    """A cause a template names is one tfdoctor knows (CAUSES) or one proposed in new_causes.toml."""
-    known = set(CAUSES) | set(NEW_CAUSES)
+    """A cause a template names is one the catalogue holds (a log cause, or a static finding with
+    the words a log finding needs) or one proposed in new_causes.toml."""
+    from tfdoctor.knowledge import catalogue
+
+    static = {c.id for c in catalogue().causes.values() if c.message and not c.log_id}
+    known = set(CAUSES) | static | set(NEW_CAUSES)
     missing = {(t.cause, t.text[:60]) for t in TEMPLATES if t.cause and t.cause not in known}
     assert not missing
 
@@ -117,6 +121,7 @@ def test_new_causes_are_complete_and_used() -> None:
         assert c["message"] and c["hint"] and c["link"].startswith("https://")
         assert isinstance(c["explains_no_gpu"], bool)
         assert cid in used, cid
+        assert cid not in CAUSES, f"{cid} is merged into the catalogue: remove it from new_causes.toml"
 
 
 def test_releases_are_valid_families() -> None:
