@@ -205,3 +205,18 @@ def test_slash_filters_the_cluster_screen() -> None:
         assert nodes.row_count == 2 and findings.option_count == 3
 
     drive(app, scenario, size=(120, 50))
+
+
+def test_keys_typed_in_the_filter_are_text() -> None:
+    """In the filter box, letters that are keys elsewhere (f, x, e, q, ?, j, k) are typed: none
+    opens a screen or quits."""
+    app = make_app(Loader(problems_report()))
+
+    async def scenario(pilot):  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await pilot.press("slash", *"fix eq", "question_mark", "j", "k")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen) and app.is_running
+        assert app.screen.query_one(ListFilter).value == "fix eq?jk"
+
+    drive(app, scenario, size=(120, 40))
