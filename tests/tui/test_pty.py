@@ -297,7 +297,8 @@ def test_quit_after_pip_finished_says_the_fix_was_applied(broken_venv: Path, tmp
 
 def test_r_and_escape_do_nothing_during_a_real_apply(broken_venv: Path, tmp_path: Path) -> None:
     """Issue 22 item 4 through the installed binary: pip is paused mid-install; r and Escape
-    are pressed. No diagnosis starts ("probe areas" never shows) and the fix screen stays;
+    are pressed. The screen says which step runs; no diagnosis starts ("probe areas" never
+    shows) and the fix screen stays;
     once pip goes on, the apply's own result and the new verdict show, and q
     leaves the healthy verdict."""
     from fixing.cached_envs import wait_for
@@ -311,6 +312,7 @@ def test_r_and_escape_do_nothing_during_a_real_apply(broken_venv: Path, tmp_path
                                                "TFDOCTOR_TEST_PAUSE_DIR": str(marks)})
     _apply_in_the_tui(child)
     wait_for(marks / "paused")
+    child.expect("running step 1 of 1: pin-python-packages")  # the applier's live line
     child.send("r")
     child.send("\x1b")
     # (The ticking clock is asserted through Pilot: a terminal redraw writes only its digit.)

@@ -129,6 +129,8 @@ class PlanApplier:
         self._cancel: Any = None
         self._prefix: str | None = None
         self._logs: Path | None = None
+        self._steps: tuple[str, ...] = ()
+        """The fix ids of the apply under way, in the order they run."""
 
     def plan(self, report: Report) -> FixPlan:
         """The plan the fix screen shows: the same planner as `tfdoctor fix`."""
@@ -146,6 +148,7 @@ class PlanApplier:
         require_idle(plan.prefix)
         self._prefix, self._logs = plan.prefix, None
         steps = tuple(s for s in plan.steps if s.fix_id in fix_ids and s.automatic)
+        self._steps = tuple(s.fix_id for s in steps)
         if not steps:
             return "Nothing to apply: no step of the plan was selected."
         self._cancel = CancelToken()
@@ -160,8 +163,9 @@ class PlanApplier:
         return "\n".join([*lines, journal])
 
     def output(self) -> str:
-        """The output of the running apply's commands so far: its journal's step logs (a
-        command's output lands when it ends: fixing.proc.run_guarded buffers it)."""
+        """Which step of the running apply runs now, then its commands' output so far: its
+        journal's step logs (a command's output lands when it ends: fixing.proc.run_guarded
+        buffers it in a file)."""
         if self._logs is None:
             from tfdoctor.fixing.journal import Journal
 
@@ -170,10 +174,15 @@ class PlanApplier:
                 return ""
             self._logs = journal.dir / "logs"
         try:
-            return "".join(p.read_text(encoding="utf-8", errors="replace")
+            done = len(json.loads((self._logs.parent / "journal.json").read_text(
+                encoding="utf-8")).get("steps") or ())
+            logs = "".join(p.read_text(encoding="utf-8", errors="replace")
                            for p in sorted(self._logs.glob("*.log")))
-        except OSError:
+        except (OSError, ValueError, AttributeError):
             return ""
+        now = (f"running step {done + 1} of {len(self._steps)}: {self._steps[done]}"
+               if done < len(self._steps) else "judging the result: a fresh diagnosis")
+        return f"{now}\n{logs}"
 
     def stop(self) -> None:
         """Quit during an apply: stop pip and restore the backup (the apply call then returns)."""
