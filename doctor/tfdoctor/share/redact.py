@@ -139,6 +139,7 @@ class Redactor:
     _uuids: tuple[str, ...] = ()
     _homes: set[str] = field(default_factory=set)
     _memo: dict[str, str] = field(default_factory=dict)
+    _any_name: re.Pattern[str] | None = None
     """text()'s answers: versions and paths repeat across a document (cleared when names are learned)."""
     _credentials: set[str] = field(default_factory=set)
     """User names and passwords of URLs found in the facts, matched literally everywhere."""
@@ -206,6 +207,12 @@ class Redactor:
         """text() of a short word of letters, digits and ._+- (no secret pattern, path, URL, GPU
         or PCI id fits in one): the literal secrets and names only. A 300,000-line pip list made
         redaction take seconds."""
+        if self._any_name is None:  # one search decides most words: no name, secret or serial in it
+            names = (*self.identity.secrets, *self._credentials, *self._serials, *self._users,
+                     *self.identity.users, *self._hosts, *self.identity.hosts)
+            self._any_name = re.compile("|".join(re.escape(n) for n in names if n) or "(?!)", re.IGNORECASE)
+        if not self._any_name.search(value):
+            return value
         keep = self.policy.keep
         for secret in self.identity.secrets + self._learned_secrets():
             if secret in value:
@@ -276,6 +283,7 @@ class Redactor:
     def _learn(self, data: dict[str, Any]) -> None:
         """Collect the names to hide from the facts themselves (a file from another machine)."""
         self._memo.clear()
+        self._any_name = None
         for text in dict.fromkeys(_strings(data)):  # each distinct string once
             if "@" in text:
                 self._credentials.update(c for c in url_credentials(text) if len(c) >= 4)
