@@ -96,6 +96,17 @@ def mixed(size: int = LIMIT) -> str:
     return _repeat(block, size)
 
 
+def repeated_phrases(size: int = LIMIT) -> str:
+    """Lines of 20,000 characters (triage's longest read line) repeating the start of what a
+    recogniser reads, which made patterns with an open-ended stretch quadratic, then a real line."""
+    phrases = ["Found device 0 with properties:\n" + "name: " * 3330, "Created device GPU:0 " * 950,
+               "list_physical_devices(" + ")" * 19970, "Python " * 2850, "CUDA 1" * 3330]
+    tail = ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:1929] Created device "
+            "/job:localhost/replica:0/task:0/device:GPU:0 with 22282 MB memory:  -> device: 0, "
+            "name: NVIDIA GeForce RTX 3090, pci bus id: 0000:01:00.0, compute capability: 8.6\n")
+    return _repeat("\n".join(phrases) + "\n", size - len(tail)) + tail
+
+
 INPUTS: dict[str, Callable[[int], str]] = {
     "all-newlines": all_newlines,
     "long-prose": long_prose,
@@ -103,6 +114,7 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "one-8mib-line": one_huge_line,
     "tf-log-lines": many_tf_log_lines,
     "mixed": mixed,
+    "repeated-phrases": repeated_phrases,
 }
 
 

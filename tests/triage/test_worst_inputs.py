@@ -39,7 +39,7 @@ def triage_json(text: str) -> dict:
 def test_every_worst_input_is_tested_here():
     """A new worst input in the benchmark gets its test here too."""
     assert set(BENCH.INPUTS) == {"all-newlines", "long-prose", "huge-pip-list", "one-8mib-line",
-                                 "tf-log-lines", "mixed"}
+                                 "tf-log-lines", "mixed", "repeated-phrases"}
 
 
 def test_all_newlines_read_as_nothing():
@@ -109,3 +109,12 @@ def test_mixed_reads_as_one_copy_does():
     assert block.startswith(single)
     ids = [f["id"] for f in triage_json(single)["findings"]]
     assert [f["id"] for f in triage_json(block)["findings"]] == ids
+
+
+def test_repeated_phrases_then_a_real_device_line():
+    """20,000-character lines repeating what the TensorFlow-log recogniser starts on read as
+    nothing; the real "Created device" line after them is the GPU TensorFlow registered."""
+    report = triage_json(BENCH.repeated_phrases(SIZE))
+    device = {"name": "GPU:0", "device_type": "GPU", "model": "NVIDIA GeForce RTX 3090",
+              "compute_capability": "8.6"}
+    assert report["facts"]["smoke"]["devices"] == [device]

@@ -22,17 +22,20 @@ from tfdoctor.triage.recognisers._text import cleaned, numbered
 
 NAME = "tensorflow log"
 
+# Every stretch between two literals is bounded (a device path, a GPU's name: tens of characters):
+# with an open-ended one, a 20,000-character line repeating "Found device 0 with properties: name: "
+# took 0.1-0.5 s, quadratic in the line (issue 21).
 _CREATED = re.compile(
-    r"Created (?:TensorFlow )?device \S*?(?:GPU|gpu):(?P<i>\d+)\b.*?name: (?P<name>[^,]+)"
+    r"Created (?:TensorFlow )?device \S{0,200}?(?:GPU|gpu):(?P<i>\d+)\b.{0,200}?name: (?P<name>[^,]{1,200})"
     r"(?:, pci bus id: (?P<bus>[0-9a-fA-F:.]+))?(?:, compute capability: (?P<cc>\d+\.\d+))?"
 )
 _FOUND = re.compile(
-    r"Found device (?P<i>\d+) with properties:\s*(?:pciBusID: (?P<bus>\S+)\s+)?name: "
-    r"(?P<name>.+?)\s+computeCapability: (?P<cc>\d+\.\d+)"
+    r"Found device (?P<i>\d+) with properties:\s*(?:pciBusID: (?P<bus>\S{1,100})\s+)?name: "
+    r"(?P<name>.{1,200}?)\s+computeCapability: (?P<cc>\d+\.\d+)"
 )
 _FOUND_HEAD = re.compile(r"Found device (?P<i>\d+) with properties:\s*$")
 _PROPS = re.compile(
-    r"(?:pciBusID: (?P<bus>\S+)\s+)?name: (?P<name>.+?)\s+computeCapability: (?P<cc>\d+\.\d+)"
+    r"(?:pciBusID: (?P<bus>\S{1,100})\s+)?name: (?P<name>.{1,200}?)\s+computeCapability: (?P<cc>\d+\.\d+)"
 )
 _GPU_REPR = re.compile(r"PhysicalDevice\(name='/physical_device:GPU:(?P<i>\d+)'")
 _EMPTY_LIST = re.compile(
@@ -72,12 +75,12 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                 "log.cause", LogCause(id=hit[0], line=line.strip()[:500], subject=hit[1]), number, NAME
             )
         if pending_found is not None:
-            props = _PROPS.search(line)
+            props = _PROPS.search(line) if "computeCapability: " in line else None
             if props:
                 yield _gpu(pending_found, props.group("name"), props.group("cc"), props.group("bus"), number)
             pending_found = None
         if "device" in line:
-            m = _CREATED.search(line) or _FOUND.search(line)
+            m = _CREATED.search(line) or (_FOUND.search(line) if "computeCapability: " in line else None)
             if m:
                 yield _gpu(
                     m.group("i"), m.group("name"), m.groupdict().get("cc"), m.groupdict().get("bus"), number
@@ -88,7 +91,12 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
         repr_hit = _GPU_REPR.search(line) if "physical_device:GPU" in line else None
         if repr_hit:
             yield Observation("log.gpu_device", {"index": int(repr_hit.group("i"))}, number, NAME)
-        if _EMPTY_LIST.match(line.strip()):
+        stripped = line.strip()  # _EMPTY_LIST's ".*...\(.*\).*\[\]" is quadratic unless the line can match
+        if stripped.startswith(("[]", "Num GPUs Available", "GPU")) or stripped.endswith("[]"):
+            empty = _EMPTY_LIST.match(stripped)
+        else:
+            empty = None
+        if empty:
             yield Observation("log.gpu_list", 0, number, NAME)
         if "ython" in line and not python_seen:
             site = _SITE.search(line)
