@@ -28,26 +28,8 @@ from tfdoctor.knowledge import vocab  # noqa: E402
 PREFIX = "2024-05-01 10:00:00.123456: E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:535] "
 
 
-def first_line(text: str) -> str:
-    """The line of a multi-line template a ticket shows first (its first line with fixed words)."""
-    for part in text.split("\n"):
-        if vocab.PLACEHOLDER.sub("", part).strip():
-            return part
-    return text
-
-
-def same(got: vocab.Template | None, want: vocab.Template) -> bool:
-    """The matcher's answer is the template, or one no line can tell apart from it."""
-    if got is None:
-        return False
-    if got.text == want.text:
-        return True
-    words = set(vocab.PLACEHOLDER.sub(" ", first_line(want.text)).split())
-    return (got.cause, got.benign) == (want.cause, want.benign) and words <= set(got.fixed.split())
-
-
 def recognised(t: vocab.Template) -> bool:
-    return same(vocab.match(PREFIX + vocab.instance_of(first_line(t.text))), t)
+    return vocab.same_reading(vocab.match(PREFIX + vocab.instance_of(vocab.first_line(t.text))), t)
 
 
 def fixed_prefix(text: str, fixed: int) -> str | None:
@@ -64,14 +46,14 @@ def fixed_prefix(text: str, fixed: int) -> str | None:
 def cut(t: vocab.Template) -> bool | None:
     """None when the template is too short to be cut; else whether its instance, cut at the first
     space after the truncation minimum (plus 5) of fixed text, names it or one it cannot be told from."""
-    if fixed_prefix(first_line(t.text), vocab.TRUNCATED_MIN + 15) is None:
+    if fixed_prefix(vocab.first_line(t.text), vocab.TRUNCATED_MIN + 15) is None:
         return None
-    head = fixed_prefix(first_line(t.text), vocab.TRUNCATED_MIN + 5)
+    head = fixed_prefix(vocab.first_line(t.text), vocab.TRUNCATED_MIN + 5)
     piece = PREFIX + vocab.instance_of(head or "")
     got = vocab.match(piece)
-    if got is None or same(got, t):
+    if got is None or vocab.same_reading(got, t):
         return got is not None
-    words = set(vocab.PLACEHOLDER.sub(" ", first_line(t.text)).split()) & set(piece.split())
+    words = set(vocab.PLACEHOLDER.sub(" ", vocab.first_line(t.text)).split()) & set(piece.split())
     return (got.cause, got.benign) == (t.cause, t.benign) and words <= set(got.fixed.split())
 
 
@@ -114,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     for t in missed:
         print(f"not recognised: [{t.source}] {t.text[:100]!r}", file=sys.stderr)
     if args.speed:
-        lines = [PREFIX + vocab.instance_of(first_line(t.text)) for t in vocab.templates()]
+        lines = [PREFIX + vocab.instance_of(vocab.first_line(t.text)) for t in vocab.templates()]
         filler = "Epoch 1/10 - loss: 0.6931 - accuracy: 0.5000 - val_loss: 0.6920 - step 100/1000"
         body, size = [], 0
         while size < 8 << 20:

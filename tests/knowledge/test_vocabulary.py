@@ -25,24 +25,6 @@ TEMPLATES = vocab.templates()
 NEW_CAUSES = tomllib.loads((vocab.VOCABULARY / "new_causes.toml").read_text())["causes"]
 
 
-def first_line(text: str) -> str:
-    """The first line of a template that holds fixed words (what a ticket shows of a multi-line one)."""
-    for part in text.split("\n"):
-        if vocab.PLACEHOLDER.sub("", part).strip():
-            return part
-    return text
-
-
-def same(got: vocab.Template | None, want: vocab.Template) -> bool:
-    """The match is the template, or one no line can tell apart from it (same words, same meaning)."""
-    if got is None:
-        return False
-    if got.text == want.text:
-        return True
-    words = set(vocab.PLACEHOLDER.sub(" ", first_line(want.text)).split())
-    return (got.cause, got.benign) == (want.cause, want.benign) and words <= set(got.fixed.split())
-
-
 def tid(t: vocab.Template) -> str:
     return f"{t.source}:{t.text[:50]}"
 
@@ -51,8 +33,8 @@ def tid(t: vocab.Template) -> str:
 def test_instance_of_each_template_is_recognised(t: vocab.Template) -> None:
     """A line built from a template with concrete values, after TensorFlow's log prefix, is recognised
     as that template: the contract that makes every mined message usable by triage."""
-    line = PREFIX + vocab.instance_of(first_line(t.text))
-    assert same(vocab.match(line), t), line
+    line = PREFIX + vocab.instance_of(vocab.first_line(t.text))
+    assert vocab.same_reading(vocab.match(line), t), line
 
 
 def fixed_prefix(text: str, fixed: int) -> str | None:
@@ -66,16 +48,16 @@ def fixed_prefix(text: str, fixed: int) -> str | None:
     return None
 
 
-LONG = [t for t in TEMPLATES if fixed_prefix(first_line(t.text), vocab.TRUNCATED_MIN + 15)]
+LONG = [t for t in TEMPLATES if fixed_prefix(vocab.first_line(t.text), vocab.TRUNCATED_MIN + 15)]
 
 
 @pytest.mark.parametrize("t", LONG, ids=tid)
 def test_truncated_and_rewrapped_instance_is_recognised(t: vocab.Template) -> None:
     """Pasted tickets cut long lines and re-wrap them at spaces: the first piece, which holds the
     template's first TRUNCATED_MIN fixed characters, still names the template."""
-    head = fixed_prefix(first_line(t.text), vocab.TRUNCATED_MIN + 5)
+    head = fixed_prefix(vocab.first_line(t.text), vocab.TRUNCATED_MIN + 5)
     assert head is not None
-    line = vocab.instance_of(first_line(t.text))
+    line = vocab.instance_of(vocab.first_line(t.text))
     cut = vocab.instance_of(head)
     wrapped = textwrap.wrap(line, width=len(cut) + 1, break_long_words=False)
     for piece in (PREFIX + cut, wrapped[0]):
@@ -85,9 +67,9 @@ def test_truncated_and_rewrapped_instance_is_recognised(t: vocab.Template) -> No
 def same_start(got: vocab.Template | None, want: vocab.Template, piece: str) -> bool:
     """A cut line names the template, or one that starts the same way and means the same: the words
     after the cut, which would tell them apart, are not in the line."""
-    if got is None or same(got, want):
+    if got is None or vocab.same_reading(got, want):
         return got is not None
-    words = set(vocab.PLACEHOLDER.sub(" ", first_line(want.text)).split()) & set(piece.split())
+    words = set(vocab.PLACEHOLDER.sub(" ", vocab.first_line(want.text)).split()) & set(piece.split())
     return (got.cause, got.benign) == (want.cause, want.benign) and words <= set(got.fixed.split())
 
 
