@@ -50,6 +50,9 @@ _WIN_HOME = re.compile(r"(?i)\b([A-Z]:\\Users)\\([A-Za-z0-9._ -]+)")
 _VISIBLE_VARS = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
 _PLAIN = re.compile(r"[A-Za-z0-9._+-]*")
 
+STRUCTURAL = frozenset({"unknown", "provenance"})
+"""Keys whose strings (or, for provenance, whose keys) are fact paths, not collected text."""
+
 
 @dataclass(frozen=True, slots=True)
 class Identity:
@@ -263,6 +266,12 @@ class Redactor:
         return tuple(sorted(self._credentials, key=len, reverse=True))
 
     def _walk(self, value: Any, key: str) -> Any:
+        if key in STRUCTURAL:
+            # Fact paths, tfdoctor's own vocabulary ("host" is one): a ticket's placeholder
+            # "host" must not turn them into pseudonyms. provenance's values are redacted.
+            if isinstance(value, dict):
+                return {str(k): self._walk(v, "") for k, v in value.items()}
+            return value
         if isinstance(value, dict):
             return {self.text(str(k)): self._walk(v, str(k)) for k, v in value.items()}
         if isinstance(value, list):
