@@ -186,6 +186,13 @@ CASES = {
         H, tensorflow=_tf(version="2.4.0", cuda_version="11.0", requirements={}),
         toolkits=(ToolkitFacts("/usr/local/cuda-10.1", "10.1.243"),)), "cuda-toolkit-wrong-version"),
     "cuda-toolkit-on-library-path": (change(H, env={"LD_LIBRARY_PATH": "/usr/local/cuda-11.8/lib64"}), None),
+    # TF 2.1 is built with cuDNN 7.6; a 7.4 beside it fails cuda_dnn.cc's load-time check
+    "cudnn-wrong-version": (replace(
+        H, tensorflow=_tf(version="2.1.0", cuda_version="10.1", cudnn_version="7.6", requirements={}),
+        toolkits=(ToolkitFacts("/usr/local/cuda-10.1", "10.1.243", cudnn_version="7.4.1"),)),
+        "cudnn-wrong-version"),
+    "gpu-inforom-corrupted": (change(H, driver={"nvml_error": "NVML_ERROR_CORRUPTED_INFOROM", "gpus": ()}),
+                              "gpu-inforom-corrupted"),
     "keras-3-with-old-tf": (change(H, tensorflow=_tf(version="2.13.0", requirements={}), python={
         "packages": {**H.python.packages, "keras": "3.1.1", "numpy": "1.24.3", "protobuf": "4.25.3"}}),
         "keras-3-with-old-tf"),
