@@ -10,7 +10,7 @@ TFDOCTOR=${TFDOCTOR:-tfdoctor}
 TFDOCTOR_ARGS=${TFDOCTOR_ARGS:---quick}
 REPORT=${TFDOCTOR_REPORT:-/var/log/tfdoctor-provision.json}
 # shellcheck disable=SC2086
-"$TFDOCTOR" $TFDOCTOR_ARGS --json >"$REPORT"
+"$TFDOCTOR" $TFDOCTOR_ARGS --redact --json >"$REPORT"
 rc=$?
 case $rc in
 0) echo "tfdoctor: healthy (report: $REPORT)"; exit 0 ;;
