@@ -15,7 +15,6 @@ With --speed, also times vocab.match over a synthetic 8 MiB ticket made of the i
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import time
 from collections import defaultdict
@@ -32,23 +31,12 @@ def recognised(t: vocab.Template) -> bool:
     return vocab.same_reading(vocab.match(PREFIX + vocab.instance_of(vocab.first_line(t.text))), t)
 
 
-def fixed_prefix(text: str, fixed: int) -> str | None:
-    """The template's text up to the first space after `fixed` non-space fixed characters, if any."""
-    n = 0
-    for m in re.finditer(r"%%|" + vocab.PLACEHOLDER.pattern + r"|.", text, re.S):
-        if len(m.group()) == 1 and not m.group().isspace():
-            n += 1
-        elif m.group().isspace() and n >= fixed:
-            return text[: m.start()]
-    return None
-
-
 def cut(t: vocab.Template) -> bool | None:
     """None when the template is too short to be cut; else whether its instance, cut at the first
     space after the truncation minimum (plus 5) of fixed text, names it or one it cannot be told from."""
-    if fixed_prefix(vocab.first_line(t.text), vocab.TRUNCATED_MIN + 15) is None:
+    if vocab.fixed_prefix(vocab.first_line(t.text), vocab.TRUNCATED_MIN + 15) is None:
         return None
-    head = fixed_prefix(vocab.first_line(t.text), vocab.TRUNCATED_MIN + 5)
+    head = vocab.fixed_prefix(vocab.first_line(t.text), vocab.TRUNCATED_MIN + 5)
     piece = PREFIX + vocab.instance_of(head or "")
     got = vocab.match(piece)
     if got is None or vocab.same_reading(got, t):

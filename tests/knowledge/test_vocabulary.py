@@ -37,25 +37,14 @@ def test_instance_of_each_template_is_recognised(t: vocab.Template) -> None:
     assert vocab.same_reading(vocab.match(line), t), line
 
 
-def fixed_prefix(text: str, fixed: int) -> str | None:
-    """The template's text up to the first space after `fixed` non-space fixed characters, if any."""
-    n = 0
-    for m in re.finditer(r"%%|" + vocab.PLACEHOLDER.pattern + r"|.", text, re.S):
-        if len(m.group()) == 1 and not m.group().isspace():
-            n += 1
-        elif m.group().isspace() and n >= fixed:
-            return text[: m.start()]
-    return None
-
-
-LONG = [t for t in TEMPLATES if fixed_prefix(vocab.first_line(t.text), vocab.TRUNCATED_MIN + 15)]
+LONG = [t for t in TEMPLATES if vocab.fixed_prefix(vocab.first_line(t.text), vocab.TRUNCATED_MIN + 15)]
 
 
 @pytest.mark.parametrize("t", LONG, ids=tid)
 def test_truncated_and_rewrapped_instance_is_recognised(t: vocab.Template) -> None:
     """Pasted tickets cut long lines and re-wrap them at spaces: the first piece, which holds the
     template's first TRUNCATED_MIN fixed characters, still names the template."""
-    head = fixed_prefix(vocab.first_line(t.text), vocab.TRUNCATED_MIN + 5)
+    head = vocab.fixed_prefix(vocab.first_line(t.text), vocab.TRUNCATED_MIN + 5)
     assert head is not None
     line = vocab.instance_of(vocab.first_line(t.text))
     cut = vocab.instance_of(head)

@@ -434,3 +434,15 @@ def same_reading(got: Template | None, want: Template) -> bool:
         return True
     words = set(PLACEHOLDER.sub(" ", first_line(want.text)).split())
     return (got.cause, got.benign) == (want.cause, want.benign) and words <= set(got.fixed.split())
+
+
+def fixed_prefix(text: str, fixed: int) -> str | None:
+    """The template's text up to the first space after `fixed` non-space fixed characters, if any
+    (where a pasted line cut short may end)."""
+    n = 0
+    for m in re.finditer(r"%%|" + PLACEHOLDER.pattern + r"|.", text, re.S):
+        if len(m.group()) == 1 and not m.group().isspace():
+            n += 1
+        elif m.group().isspace() and n >= fixed:
+            return text[: m.start()]
+    return None
