@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import need
 from tfdoctor.knowledge import vocab
 from tfdoctor.smoke.causes import CAUSES
 
@@ -212,11 +213,11 @@ def _artefacts_present() -> bool:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _artefacts_present(), reason="needs tests/envs/setup.sh's TensorFlow artefacts")
 def test_mining_reproduces_the_committed_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """benchmarks/mine_vocabulary.py --check, run on what CI has (tests/envs: 23 framework libraries
     and the 2.21 / 2.17 venvs, not the miner's cache of whole wheels), finds the committed data:
     every template those artefacts show is committed with the same releases and classification."""
+    need(_artefacts_present(), "needs tests/envs/setup.sh's TensorFlow artefacts")
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     import mine_vocabulary
     import vocab_artefacts

@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 from tfdoctor.smoke import logmap
+from tfdoctor.textgate import Gate, folded, gated, requirements
 from tfdoctor.triage.lines import KEEP, ticket_lines
 from tfdoctor.triage.recognisers import prose, tf_log
-from tfdoctor.triage.recognisers._gate import Gate, folded, gated, requirements
 from tfdoctor.triage.recognisers._text import clean
 
 TESTS = Path(__file__).resolve().parents[1]

@@ -9,13 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import cache
-from typing import TYPE_CHECKING
 
 from tfdoctor.facts import LogCause
 from tfdoctor.knowledge import catalogue, vocab
-
-if TYPE_CHECKING:
-    from tfdoctor.triage.recognisers._gate import Gate
+from tfdoctor.textgate import Gate
 
 # (log cause id, pattern) in recognition order, and the benign lines: views of the catalogue
 # (doctor/tfdoctor/knowledge/, docs/knowledge.md), where each pattern is kept with its source and
@@ -106,8 +103,6 @@ def _by_pattern(line: str) -> tuple[str, str | None] | None:
 
 @cache
 def _gate() -> Gate:
-    from tfdoctor.triage.recognisers._gate import Gate
-
     return Gate(pattern for _, pattern in PATTERNS)
 
 

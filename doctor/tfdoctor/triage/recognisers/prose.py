@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from tfdoctor.textgate import Gate, folded, gated
 from tfdoctor.triage.observe import Observation
-from tfdoctor.triage.recognisers._gate import Gate, folded, gated
 from tfdoctor.triage.recognisers._text import cleaned
 
 NAME = "ticket prose"
@@ -78,7 +78,7 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     wins over an earlier bare "GPU"."""
     done: set[str] = set()
     generic: Observation | None = None
-    # Each pattern runs only on lines holding the literal text it needs (_gate), and a line where
+    # Each pattern runs only on lines holding the literal text it needs (tfdoctor.textgate), and a line where
     # no claim's pattern finds its text is never looked at: a dozen case-insensitive searches on
     # every line made long tickets slow (issue 21).
     texts = cleaned(lines)

@@ -16,8 +16,8 @@ from collections.abc import Iterator, Sequence
 from tfdoctor.facts import LogCause
 from tfdoctor.knowledge import vocab
 from tfdoctor.smoke import logmap
+from tfdoctor.textgate import Gate
 from tfdoctor.triage.observe import Observation
-from tfdoctor.triage.recognisers._gate import Gate
 from tfdoctor.triage.recognisers._text import cleaned, numbered
 
 NAME = "tensorflow log"
