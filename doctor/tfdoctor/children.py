@@ -34,6 +34,11 @@ _count = 0
 _LIVE: dict[int, tuple[subprocess.Popen[Any], str, frozenset[int]]] = {}
 """pid (the child's process group) -> (the child, its token, the inodes of its pipes)."""
 _LOCK = threading.RLock()  # re-entrant: the signal handler takes it on the main thread
+_SPAWN = threading.Lock()
+"""Held while a child is started: no other child is forked while the parent still holds this
+one's pipe ends. A sibling forked then kept copies of the write ends until its exec, was taken
+for a writer when this child exited (`nudge`, `reap`), and was stopped: a probe of the target
+interpreter "killed by SIGTERM" on a loaded machine (CI, stop 23)."""
 _CLOSING = False
 """Set by kill_all_children: tfdoctor is exiting, and a child spawned after that (a probe
 thread's spawn in flight when the signal came) is killed at once, not left behind."""
@@ -61,11 +66,12 @@ def spawn(
         token = f"{_RUN}-{_count}"
     child_env = dict(os.environ if env is None else env)
     child_env[TOKEN_VAR] = f"{child_env.get(TOKEN_VAR, '')} {token}".strip()
-    proc = subprocess.Popen(
-        list(argv), stdin=stdin, stdout=stdout, stderr=stderr, env=child_env, cwd=cwd,
-        start_new_session=True, preexec_fn=_unblock_stop_signals,
-        text=text, errors="replace" if text else None,
-    )
+    with _SPAWN:  # Popen returns once the child has exec'd and the parent closed its ends
+        proc = subprocess.Popen(
+            list(argv), stdin=stdin, stdout=stdout, stderr=stderr, env=child_env, cwd=cwd,
+            start_new_session=True, preexec_fn=_unblock_stop_signals,
+            text=text, errors="replace" if text else None,
+        )
     _register(proc, token, _pipe_inodes(proc.stdout, proc.stderr))
     return proc
 

@@ -8,11 +8,13 @@ import resource
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
 
 import pytest
+from tfdoctor import children
 from tfdoctor.host import MAX_OUTPUT, Host, run_command
 from tfdoctor.probes.target import probe_target
 
@@ -217,3 +219,43 @@ def test_hung_interpreter_is_exit_3_as_documented(tmp_path):
                    f"tfdoctor-test-{uuid.uuid4()}")
     proc.communicate(timeout=60)
     assert proc.returncode == 3
+
+
+def test_a_sibling_between_fork_and_exec_is_not_taken_for_a_childs_writer(monkeypatch):
+    """CI, stop 23: the smoke child crashed at once and was reaped while a probe thread was
+    starting the target interpreter; that sibling, forked while the smoke child's pipes were
+    being made, still held copies of their write ends before its exec, was taken for a writer
+    and stopped, and the target interpreter was judged "killed from outside". Spawns are
+    serialised: no child is forked while another's pipe ends are open in tfdoctor.
+
+    One thread runs commands that print and exit at once; another starts children whose
+    fork-to-exec window is widened to 50 ms (a loaded machine does that by itself), with the
+    threads taking turns as often as the interpreter allows. Each of those must end normally."""
+    unblock, slow = children._unblock_stop_signals, threading.local()
+
+    def before_exec() -> None:  # runs in the forked child, as the thread that forked it
+        unblock()
+        if getattr(slow, "yes", False):
+            time.sleep(0.05)
+
+    monkeypatch.setattr(children, "_unblock_stop_signals", before_exec)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    end = time.monotonic() + 3.0
+
+    def reaper() -> None:  # run_command stops whoever holds a pipe as soon as the child exits
+        while time.monotonic() < end:
+            run_command(["echo", "done"], timeout=5)
+
+    thread = threading.Thread(target=reaper)
+    thread.start()
+    slow.yes, codes = True, []
+    try:
+        while time.monotonic() < end:
+            proc = children.spawn(["true"])
+            codes.append(proc.wait())
+            children.reap(proc)
+    finally:
+        thread.join()
+        sys.setswitchinterval(interval)
+    assert codes and all(code == 0 for code in codes), codes
