@@ -191,9 +191,12 @@ def inflate(chunks: Iterable[bytes], method: int) -> Iterator[bytes]:
     if method != zipfile.ZIP_DEFLATED:
         raise FetchError(f"zip compression method {method} is not stored or deflated")
     decompressor = zlib.decompressobj(-zlib.MAX_WBITS)
-    for chunk in chunks:
-        yield decompressor.decompress(chunk)
-    yield decompressor.flush()
+    try:
+        for chunk in chunks:
+            yield decompressor.decompress(chunk)
+        yield decompressor.flush()
+    except zlib.error as e:
+        raise FetchError(f"the deflated member is damaged: {e}") from e
     if not decompressor.eof:
         raise FetchError("the deflated member ends early")
 
