@@ -86,8 +86,7 @@ def _request(url: str, headers: dict[str, str]) -> urllib.request.Request:
     if parts.username is not None:
         auth = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
         headers = {**headers, "Authorization": "Basic " + base64.b64encode(auth.encode()).decode()}
-        url = urllib.parse.urlunsplit(parts._replace(netloc=parts.hostname + (
-            f":{parts.port}" if parts.port else "")))
+        url = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
     return urllib.request.Request(url, headers=headers)
 
 
@@ -375,11 +374,21 @@ def read_page(index: str, dist: str, opener: urllib.request.OpenerDirector,
             body = response.read()
             counter.bytes += len(body)
             counter.requests += 1
-            return page_files(body, response.headers.get("Content-Type", ""), response.url)
+            wheels = page_files(body, response.headers.get("Content-Type", ""), response.url)
     except urllib.error.HTTPError as e:
         if e.code == 404:
             return []
         raise
+    return [with_credentials(w, page) for w in wheels]
+
+
+def with_credentials(wheel: Wheel, index: str) -> Wheel:
+    """The wheel with the index's user:password when it lies on the index's host, as pip sends."""
+    home, there = urllib.parse.urlsplit(index), urllib.parse.urlsplit(wheel.url)
+    if home.username is None or there.username is not None or there.hostname != home.hostname:
+        return wheel
+    netloc = home.netloc.rpartition("@")[0] + "@" + there.netloc
+    return Wheel(urllib.parse.urlunsplit(there._replace(netloc=netloc)), wheel.filename, wheel.sha256)
 
 
 def pip_download(python: str, dist: str, version: str, py: str, scratch: Path) -> Path:

@@ -29,6 +29,7 @@ from fetch_frameworks import (
     pick_wheel,
     pip_settings,
     setting,
+    with_credentials,
 )
 
 LIBRARY = "tensorflow/libtensorflow_framework.so.2"
@@ -214,6 +215,9 @@ def test_the_wheel_pip_download_would_take_from_json_and_html_pages():
     assert from_json == Wheel(f"https://mirror.example/files/{names[0]}", names[0], "ab")
     assert from_html == Wheel(f"https://files.example/p/{names[0]}", names[0], "cd")
     assert pick_wheel(page_files(html_page, "text/html", page), "tensorflow-gpu", "2.0.0", "3.9") is None
+    private = "https://me:secret@mirror.example/simple/tensorflow-gpu/"
+    assert with_credentials(from_json, private).url == f"https://me:secret@mirror.example/files/{names[0]}"
+    assert with_credentials(from_html, private) == from_html  # another host: no password sent
 
 
 def test_the_index_is_pip_s_configured_one():
