@@ -13,7 +13,7 @@ from tfdoctor.render_text import render_text
 from tfdoctor.report import Report
 from tfdoctor.share.markdown_facts import smoke_section
 from tfdoctor.tui.app import DoctorApp
-from tfdoctor.tui.widgets.tables import FindingsList, OutcomesTable
+from tfdoctor.tui.widgets.tables import FOLD_KEY, FindingsList, OutcomesTable
 
 from tui.kit import screen_text
 
@@ -38,10 +38,25 @@ def read_main(app: DoctorApp) -> Shown:
     findings = app.screen.query_one(FindingsList)
     table = app.screen.query_one(OutcomesTable)
     prompts = [str(findings.get_option_at_index(i).prompt) for i in range(findings.option_count)]
-    badges = {str(row.key.value): str(table.get_cell_at((i, 0)))
-              for i, row in enumerate(table.ordered_rows)}
-    return Shown(screen_text(app), str(findings.border_title), prompts, str(table.border_title),
-                 badges)
+    screen = screen_text(app)
+    folded = _fold_words(table)
+    if table.folded:  # what a user sees after Enter on the "N passed, M not applicable" row
+        table.toggle_fold()
+    rows = {str(row.key.value): str(table.get_cell_at((i, 0)))
+            for i, row in enumerate(table.ordered_rows)}
+    badges = {k: v for k, v in rows.items() if k != FOLD_KEY}
+    # The folded row's counts are the rows it opens into.
+    if folded is not None:
+        counts = {w: n for n, w in re.findall(r"(\d+) (passed|not applicable)", folded)}
+        assert int(counts.get("passed", 0)) == sum(b == "[ok]" for b in badges.values()), folded
+        assert int(counts.get("not applicable", 0)) == sum(b == "[--]" for b in badges.values())
+    return Shown(screen, str(findings.border_title), prompts, str(table.border_title), badges)
+
+
+def _fold_words(table: OutcomesTable) -> str | None:
+    """The folded row's "N passed, M not applicable", None when the table has none."""
+    keys = [str(r.key.value) for r in table.ordered_rows]
+    return str(table.get_cell_at((keys.index(FOLD_KEY), 1))) if FOLD_KEY in keys else None
 
 
 def title_counts(title: str) -> tuple[int, int, dict[str, int]]:

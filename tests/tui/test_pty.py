@@ -61,8 +61,15 @@ def test_real_run_keys_and_quit_leave_no_process(target: str, request: pytest.Fi
     child = _spawn(mark, "--quick", *python)
     child.expect(r"Verdict: (healthy|\d+ problem|incomplete|could not check)")
     verdict = child.match.group(1)
-    # Tab to the checks table (present whatever the verdict; findings may be empty), open one.
-    for key, shown in (("\t", "Checks"), ("\r", "Check "), ("\x1b", "Checks"), ("f", "values"),
+    # Tab to the checks table (present whatever the verdict; findings may be empty), open one:
+    # when the first row is the folded "N passed" one, Enter opens the fold, then j, Enter.
+    child.send("\t")
+    child.expect("Checks")
+    child.send("\r")
+    if child.expect(["Check ", "folds them"]) == 1:
+        child.send("j\r")
+        child.expect("Check ")
+    for key, shown in (("\x1b", "Checks"), ("f", "values"),
                        ("\x1b", "Checks"), ("?", "fix plan"), ("\x1b", "Checks")):
         child.send(key)
         child.expect(shown)

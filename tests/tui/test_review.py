@@ -15,7 +15,7 @@ from tfdoctor.tui.app import make_app
 from tfdoctor.tui.screens.detail import CommandTable, DetailScreen
 from tfdoctor.tui.screens.facts import FactsScreen
 from tfdoctor.tui.widgets.facts_tree import LEAF_LIMIT
-from tfdoctor.tui.widgets.tables import FindingsList, display_order
+from tfdoctor.tui.widgets.tables import FindingsList, OutcomesTable, display_order
 
 from tui.kit import Loader, drive, problems_report, screen_text, settle
 
@@ -100,6 +100,8 @@ def test_no_color_keeps_every_status_readable(monkeypatch: pytest.MonkeyPatch) -
     async def scenario(pilot):  # type: ignore[no-untyped-def]
         await settle(pilot)
         assert app.no_color
+        app.screen.query_one(OutcomesTable).toggle_fold()  # the passed ones are folded
+        await pilot.pause()
         text = screen_text(app)
         assert "[XX]" in text and "[ok]" in text and "error" in text
 
@@ -223,6 +225,8 @@ def test_sixteen_colour_themes_keep_badges_and_verdict(theme: str) -> None:
     async def scenario(pilot):  # type: ignore[no-untyped-def]
         app.theme = theme
         await settle(pilot)
+        app.screen.query_one(OutcomesTable).toggle_fold()  # the passed ones are folded
+        await pilot.pause()
         text = screen_text(app)
         assert "Verdict: 2 problem(s)" in text and "[XX]" in text and "[ok]" in text
         assert "error   package-out-of-range" in text

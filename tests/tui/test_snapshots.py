@@ -1,4 +1,5 @@
-"""SVG snapshots of the main screens at 80x24 and 120x40 (update: pytest --snapshot-update).
+"""SVG snapshots of the main screens at 80x24, 120x40 and 200x60 (update: pytest
+--snapshot-update).
 
 Reviewed by eye when updated; a diff means the look changed, on purpose or not.
 """
@@ -18,7 +19,7 @@ from tui.kit import (
     settle,
 )
 
-SMALL, LARGE = (80, 24), (120, 40)
+SMALL, LARGE, WIDE = (80, 24), (120, 40), (200, 60)
 
 
 def _keys(*keys: str):  # type: ignore[no-untyped-def]
@@ -31,9 +32,10 @@ def _keys(*keys: str):  # type: ignore[no-untyped-def]
     return run_before
 
 
-@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("size", [SMALL, LARGE, WIDE], ids=["80x24", "120x40", "200x60"])
 def test_main_with_problems(snap_compare, size) -> None:  # type: ignore[no-untyped-def]
-    """The verdict names the root cause; findings above the checks; footer keys fit."""
+    """The verdict names the root cause; findings above the checks, the passed ones folded;
+    footer keys fit; at 200 columns the root cause's detail beside the lists."""
     assert snap_compare(make_app(Loader(problems_report())), terminal_size=size, run_before=_keys())
 
 
@@ -54,6 +56,12 @@ def test_main_while_running(snap_compare) -> None:  # type: ignore[no-untyped-de
         await pilot.pause()
 
     assert snap_compare(make_app(loader), terminal_size=SMALL, run_before=run_before)
+
+
+def test_checks_unfolded(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """Enter on the folded row: every passed and not-applicable check under it."""
+    app = make_app(Loader(problems_report()))
+    assert snap_compare(app, terminal_size=LARGE, run_before=_keys("tab", "down", "down", "enter"))
 
 
 @pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x40"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -35,10 +37,17 @@ class CommandTable(DataTable[str]):
         self.add_column("command", key="command")
         for n, command in enumerate(self.commands):
             self.add_row(f"$ {command}", key=str(n))
+        # Mounted into a pane already laid out (the main screen's side pane), the auto height
+        # is computed before the rows exist: lay out again once they do.
+        self.call_after_refresh(self.refresh, layout=True)
 
     @property
     def selected(self) -> str:
         return self.commands[min(max(self.cursor_row, 0), len(self.commands) - 1)]
+
+
+_last_plan: list[Any] = [None, None, None]
+"""The last (report, planner, plan): one plan per report however often a detail is shown."""
 
 
 def plan_step(app: object, report: Report, finding: Finding) -> tuple[int, FixStep] | None:
@@ -48,11 +57,15 @@ def plan_step(app: object, report: Report, finding: Finding) -> tuple[int, FixSt
 
     if finding.remediation is None:  # the plan makes steps of remediations only
         return None
-    try:
-        planner = getattr(getattr(app, "applier", None), "plan", None) or plan_fixes
-        plan = planner(report)
-    except Exception:  # noqa: BLE001  (no plan: the finding's own commands are shown)
-        return None
+    planner = getattr(getattr(app, "applier", None), "plan", None) or plan_fixes
+    if _last_plan[0] is report and _last_plan[1] == planner:  # the side pane asks again on every highlight
+        plan = _last_plan[2]
+    else:
+        try:
+            plan = planner(report)
+        except Exception:  # noqa: BLE001  (no plan: the finding's own commands are shown)
+            return None
+        _last_plan[:] = [report, planner, plan]
     index = next((i for i, s in enumerate(plan.steps) if finding.id in s.findings
                   and s.commands), None)
     return None if index is None else (numbers(plan)[index], plan.steps[index])
@@ -68,19 +81,14 @@ class DetailScreen(Screen[None]):
                  outcome: CheckOutcome | None = None) -> None:
         super().__init__()
         self.report = report
-        if finding is None and outcome is not None and outcome.findings:
-            finding = next((f for f in report.findings if f.check == outcome.check), None)
-        self.finding = finding
-        check_id = finding.check if finding else outcome.check if outcome else ""
-        self.outcome = outcome or next((o for o in report.outcomes if o.check == check_id), None)
+        self.parts = DetailParts(None, report, finding, outcome)
+        self.finding, self.outcome = self.parts.finding, self.parts.outcome
 
     def compose(self) -> ComposeResult:
+        self.parts.app = self.app
         yield VerdictBar(id="verdict")
         with VerticalScroll(id="detail"):
-            yield Static(self._title(), classes="title")
-            if self.finding is not None:
-                yield from self._finding_parts(self.finding)
-            yield from self._check_parts()
+            yield from self.parts.widgets()
             sections = AREA_SECTIONS.get(self.outcome.area, ()) if self.outcome else ()
             if sections:
                 yield Static(Content.styled("The facts behind it", "bold"), classes="heading")
@@ -105,6 +113,28 @@ class DetailScreen(Screen[None]):
         command = tables.first().selected
         self.app.copy_to_clipboard(command)
         self.notify(f"Copied: {command}", title="Clipboard", markup=False)
+
+
+class DetailParts:
+    """The widgets that show one finding (or one check): the detail screen's body, and the side
+    pane of the main screen when it is wide (the same words in both places)."""
+
+    def __init__(self, app: object, report: Report, finding: Finding | None = None,
+                 outcome: CheckOutcome | None = None) -> None:
+        self.app, self.report = app, report
+        if finding is None and outcome is not None and outcome.findings:
+            finding = next((f for f in report.findings if f.check == outcome.check), None)
+        self.finding = finding
+        check_id = finding.check if finding else outcome.check if outcome else ""
+        self.outcome = outcome or next((o for o in report.outcomes if o.check == check_id), None)
+
+    def widgets(self) -> ComposeResult:
+        """Title, the finding's parts (message, evidence, hint, the plan's fix, links), then
+        what the check looks at."""
+        yield Static(self._title(), classes="title")
+        if self.finding is not None:
+            yield from self._finding_parts(self.finding)
+        yield from self._check_parts()
 
     def _title(self) -> Content:
         if self.finding is not None:

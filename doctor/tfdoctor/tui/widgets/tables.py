@@ -54,8 +54,8 @@ class FindingsList(OptionList):
         self.highlighted = ids.index(was) if was in ids else int(running)
 
     def finding(self, report: Report | None, option_id: str | None) -> Finding | None:
-        if report is None or option_id is None:
-            return None
+        if report is None or option_id is None or int(option_id) >= len(report.findings):
+            return None  # an event about the previous report's options, posted before a re-run
         return report.findings[int(option_id)]
 
 
@@ -74,13 +74,22 @@ STATUS_ORDER = (CheckStatus.FAILED, CheckStatus.CRASHED, CheckStatus.COULD_NOT_C
 warnings, then what did not run, passed or does not apply (registry order within each)."""
 
 
+FOLDED = (CheckStatus.PASSED, CheckStatus.NOT_APPLICABLE)
+"""The statuses folded into one row under the rest (Enter or a click on it shows them)."""
+FOLD_KEY = "-fold-"
+"""The row key of that row (no check id starts with a dash)."""
+
+
 class OutcomesTable(DataTable[Content | Text]):
     """One row per registered check: pending in registry order while the run goes, then its
-    status badge, failing and warning checks first."""
+    status badge, failing and warning checks first, passed and not-applicable ones folded into
+    one row "N passed, M not applicable" until it is opened."""
 
     BINDINGS = LIST_KEYS
     _state: tuple[Report | None, bool] = (None, True)
     _needle = ""
+    folded = True
+    """Whether the passed and not-applicable checks are one row (a filter shows all matches)."""
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
@@ -91,20 +100,39 @@ class OutcomesTable(DataTable[Content | Text]):
         self._state, self._needle = (report, running), needle
         self._fill()
 
-    def on_resize(self) -> None:
+    def toggle_fold(self) -> None:
+        """Open or close the folded row, the cursor staying on it."""
+        self.folded = not self.folded
         self._fill()
+        keys = [r.key.value for r in self.ordered_rows]
+        if FOLD_KEY in keys:
+            self.move_cursor(row=keys.index(FOLD_KEY))
+
+    def on_resize(self) -> None:
+        if self.size.width != self._width:  # a height change keeps the rows as they are
+            self._fill()
+
+    _width = -1
 
     def _fill(self) -> None:
         """Rebuild the rows, the title column cut to the width (no sideways scrolling at 80)."""
         report, running = self._state
         row = self.cursor_row
+        self._width = self.size.width
+        fold: tuple[Content, str, str] | None = None
         if report is None:
             rows = [(PENDING, spec.id, spec.title) for spec in all_checks()]
         else:
-            rows = [(status_badge(o.status), o.check,
-                     o.title + (f" ({o.reason})" if o.reason else ""))
-                    for o in sorted(report.outcomes, key=lambda o: STATUS_ORDER.index(o.status))]
-        rows = [r for r in rows if matches(self._needle, r[1], r[2])]
+            ordered = sorted(report.outcomes, key=lambda o: STATUS_ORDER.index(o.status))
+            top = [o for o in ordered if self._needle or o.status not in FOLDED]
+            rest = [o for o in ordered if not self._needle and o.status in FOLDED]
+            rows = [_row(o) for o in top]
+            if rest:
+                fold = fold_row(report, self.folded)
+                rows.append(fold)
+                if not self.folded:
+                    rows += [_row(o) for o in rest]
+        rows = [r for r in rows if r is fold or matches(self._needle, r[1], r[2])]
         id_width = max((len(r[1]) for r in rows), default=5)
         # 3 columns x 2 cells of padding, the badge, and room for the vertical scrollbar.
         title_width = max(12, self.size.width - id_width - 4 - 6 - 2)
@@ -112,8 +140,10 @@ class OutcomesTable(DataTable[Content | Text]):
         self.add_column("", key="badge", width=4)
         self.add_column("check", key="check", width=id_width)
         self.add_column("what it checks", key="title", width=title_width)
-        for badge, check_id, title in rows:
-            self.add_row(badge, Text(check_id), Text(_cut(title, title_width)), key=check_id)
+        for r in rows:
+            badge, check_id, title = r
+            key = FOLD_KEY if r is fold else check_id
+            self.add_row(badge, Text(check_id), Text(_cut(title, title_width)), key=key)
         if rows:
             self.move_cursor(row=min(row, len(rows) - 1))
 
@@ -121,6 +151,20 @@ class OutcomesTable(DataTable[Content | Text]):
         if report is None or row_key is None:
             return None
         return next((o for o in report.outcomes if o.check == row_key), None)
+
+
+def _row(o: CheckOutcome) -> tuple[Content, str, str]:
+    return status_badge(o.status), o.check, o.title + (f" ({o.reason})" if o.reason else "")
+
+
+def fold_row(report: Report, folded: bool) -> tuple[Content, str, str]:
+    """The folded row's cells: "[+]", "N passed, M not applicable", what Enter does."""
+    passed = sum(o.status is CheckStatus.PASSED for o in report.outcomes)
+    na = sum(o.status is CheckStatus.NOT_APPLICABLE for o in report.outcomes)
+    words = ", ".join(w for n, w in ((passed, f"{passed} passed"), (na, f"{na} not applicable"))
+                      if n)
+    what = "Enter or click shows them" if folded else "Enter or click folds them"
+    return Content.styled("[+]" if folded else "[-]", "bold $text-primary"), words, what
 
 
 def _cut(text: str, width: int) -> str:
