@@ -1,7 +1,7 @@
-"""tests/envs/fetch_frameworks.py: a member fetched by HTTP range is byte for byte what zipfile
-reads from the whole archive, a server that ignores Range still gets a right library (the whole
-file), and a damaged member is never kept. Served from 127.0.0.1 by a thread of the test: no
-network, and none of the big caches of tests/envs/setup.sh."""
+"""tests/envs/fetch_frameworks.py and wheel_range.py: a member fetched by HTTP range is byte for
+byte what zipfile reads from the whole archive, a server that ignores Range still gets a right
+library (the whole file), and a damaged member is never kept. Served from 127.0.0.1 by a thread
+of the test: no network, and none of the big caches of tests/envs/setup.sh."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import hashlib
 import http.server
 import random
 import re
+import sys
 import threading
 import urllib.request
 import zipfile
@@ -19,18 +20,15 @@ from pathlib import Path
 import pytest
 from fetch_frameworks import (
     PYPI,
-    Counter,
-    FetchError,
-    RangeFile,
-    Wheel,
-    fetch_member,
     index_urls,
+    main,
     page_files,
     pick_wheel,
     pip_settings,
     setting,
     with_credentials,
 )
+from wheel_range import Counter, FetchError, RangeFile, Wheel, fetch_member
 
 LIBRARY = "tensorflow/libtensorflow_framework.so.2"
 
@@ -235,3 +233,28 @@ def test_the_index_is_pip_s_configured_one():
     assert index_urls(with_env)[0] == "https://env.example/simple"
     assert index_urls({}) == [PYPI]
     assert index_urls(pip_settings(":env:.no-index='1'\n")) == []
+
+
+def test_a_wheel_only_pip_can_find_comes_through_pip_download(tmp_path, monkeypatch, capsys):
+    """With no index (find-links only, or --no-index) there is no simple page to read: the
+    script hands the wheel to `pip download`, as setup.sh did before, and still keeps only the
+    library; a library already there is not fetched again."""
+    links = tmp_path / "links"
+    links.mkdir()
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    with zipfile.ZipFile(links / f"tensorflow-9.9.9-{tag}-{tag}-manylinux_2_27_x86_64.whl", "w",
+                         zipfile.ZIP_DEFLATED) as z:
+        z.writestr(LIBRARY, b"\x7fELF" * 1000)
+        z.writestr("tensorflow-9.9.9.dist-info/METADATA",
+                   "Metadata-Version: 2.1\nName: tensorflow\nVersion: 9.9.9\n")
+        z.writestr("tensorflow-9.9.9.dist-info/WHEEL",
+                   f"Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: {tag}-{tag}-manylinux_2_27_x86_64\n")
+        z.writestr("tensorflow-9.9.9.dist-info/RECORD", "")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(links))
+    spec = f"9.9.9:{sys.version_info.major}.{sys.version_info.minor}"
+    assert main([str(tmp_path / "frameworks"), spec]) == 0
+    assert (tmp_path / "frameworks/9.9.9" / LIBRARY).read_bytes() == b"\x7fELF" * 1000
+    assert "pip download" in capsys.readouterr().err
+    assert main([str(tmp_path / "frameworks"), spec]) == 0
+    assert capsys.readouterr().err == ""
