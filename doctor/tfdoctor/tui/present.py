@@ -14,10 +14,13 @@ from tfdoctor.report import UNJUDGED, Report
 
 STATUS_STYLE = {
     CheckStatus.PASSED: "$text-success", CheckStatus.WARNED: "$text-warning",
-    CheckStatus.FAILED: "bold $text-error", CheckStatus.NOT_APPLICABLE: "$text-muted",
+    CheckStatus.FAILED: "bold $text-error", CheckStatus.NOT_APPLICABLE: "$foreground",
     CheckStatus.CRASHED: "bold $text-accent", CheckStatus.COULD_NOT_CHECK: "bold $text-accent",
-    CheckStatus.NOT_RUN: "$text-muted",
+    CheckStatus.NOT_RUN: "$foreground",
 }
+"""Not-applicable and not-run badges are body text, not muted: their glyph ([--], [..]) says
+what they are, and muted grey on the table's stripes fell to a 1.2 contrast (1.0 at 16 colours:
+black on black). tests/tui/test_colour.py renders every colour system and theme."""
 SEVERITY_STYLE = {
     Severity.ERROR: "bold $text-error", Severity.WARNING: "$text-warning",
     Severity.INFO: "$text-primary",
