@@ -183,9 +183,12 @@ class Gate:
     def lines_to_search(self, lines: Sequence[str]) -> set[int] | None:
         """Indexes of the lines where a key is, found over the whole text at once (no Python work
         per line); None when every line must be searched."""
+        return self.lines_in("\n".join(lines))
+
+    def lines_in(self, text: str) -> set[int] | None:
+        """lines_to_search for lines already joined by "\\n" (text holds no other line break)."""
         if self._always:
             return None
-        text = "\n".join(lines)
         out: set[int] = set()
         for regex, haystack in ((self._exact, text), (self._folded, folded(text))):
             line = last = 0

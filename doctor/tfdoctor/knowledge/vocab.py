@@ -265,7 +265,8 @@ def _compile(t: Template) -> _Compiled:
     return _Compiled(t, full, truncated, (head_fixed, *cumulative), total, words, head_words)
 
 
-def _head_words(t: Template) -> list[str]:
+@cache
+def _head_words(t: Template) -> tuple[str, ...]:
     """The whole words of the template's head (what a truncated instance still holds)."""
     text = re.sub(r"^(?:" + PLACEHOLDER.pattern + r"|\s)+", "", t.text)
     head, fixed = [], 0
@@ -278,7 +279,7 @@ def _head_words(t: Template) -> list[str]:
     # are NULs in a chunk's text; a glued word touches one.
     src = " ".join(head)
     words = [m.group() for m in re.finditer(r"(?<![\w\0])[A-Za-z0-9_]{4,}(?![\w\0])", src)]
-    return words or _WORD.findall(src)
+    return tuple(words or _WORD.findall(src))
 
 
 def _rarest(words: Iterable[str]) -> str | None:
@@ -303,22 +304,26 @@ def _word_frequency() -> dict[str, int]:
 
 @dataclass(frozen=True, slots=True)
 class _Index:
-    by_anchor: dict[str, tuple[_Compiled, ...]]
-    unanchored: tuple[_Compiled, ...]
+    by_anchor: dict[str, tuple[Template, ...]]
+    unanchored: tuple[Template, ...]
 
 
 @cache
 def _index() -> _Index:
-    by: dict[str, list[_Compiled]] = {}
+    by: dict[str, list[Template]] = {}
     loose = []
     for t in templates():
-        c = _compile(t)
         a = _anchor(t)
         if a is None:
-            loose.append(c)
+            loose.append(t)
         else:
-            by.setdefault(a, []).append(c)
+            by.setdefault(a, []).append(t)
     return _Index({k: tuple(v) for k, v in by.items()}, tuple(loose))
+
+
+# Compiled when a line first holds the template's anchor: compiling all 848 up front was most of
+# the time of a triage whose ticket holds one log line (issue 21).
+_compiled = cache(_compile)
 
 
 def _candidates(line: str) -> Iterator[_Compiled]:
@@ -327,8 +332,8 @@ def _candidates(line: str) -> Iterator[_Compiled]:
     for w in _WORD.findall(line):
         if w in idx.by_anchor and w not in seen:
             seen.add(w)
-            yield from idx.by_anchor[w]
-    yield from idx.unanchored
+            yield from map(_compiled, idx.by_anchor[w])
+    yield from map(_compiled, idx.unanchored)
 
 
 def _score(c: _Compiled, line: str) -> tuple[int, int] | None:
@@ -405,7 +410,7 @@ def could_match(line: str) -> bool:
     if pairs is None:
         return True
     words = set(_WORD.findall(line[:MAX_LINE]))
-    return any("" in pairs[w] or not words.isdisjoint(pairs[w]) for w in words.intersection(pairs))
+    return any("" in pairs[w] or not words.isdisjoint(pairs[w]) for w in words if w in pairs)
 
 
 @cache

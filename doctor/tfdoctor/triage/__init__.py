@@ -28,7 +28,7 @@ def observe(texts: Sequence[str]) -> list[Observation]:
     ticket = ticket_lines(texts)
     observations = [ob for module in (*RECOGNISERS, pip_output, tf_log, prose)
                     for ob in _safe(module, ticket.lines)]
-    _text.forget()  # the cleaned lines of an 8 MiB ticket are tens of MB: not kept past reading
+    _text.forget()  # the joined text of an 8 MiB ticket: not kept past reading
     if not ticket.points:
         return observations
     return [replace(ob, line=ticket.original(ob.line)) for ob in observations]

@@ -9,7 +9,10 @@ Every pattern here is anchored and bounded, so a line costs time linear in its l
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import compress
 
 MAX_LINE = 20_000
 """Lines longer than this are no tool's output (a minified blob, a base64 paste): skipped unread."""
@@ -68,33 +71,136 @@ def has_prompt(s: str) -> bool:
     return _PROMPT.match(s) is not None
 
 
-# Every recogniser reads the same ticket; cleaning it once instead of thirteen times is most of
-# their cost on a large ticket. The entry holds the sequence itself, so its id cannot be reused.
-_last: tuple[Sequence[str] | None, int, list[str | None]] = (None, 0, [])
+# Every recogniser reads the same ticket: its lines joined once (and lowercased once), for the
+# whole-text searches that find the few lines each recogniser must read. The entry holds the
+# sequence itself, so its id cannot be reused.
+_last: tuple[Sequence[str] | None, int, str, list[int], list[str]] = (None, 0, "", [], [])
 
 
-def cleaned(lines: Sequence[str]) -> list[str | None]:
-    """Each line cleaned, or None where it is over MAX_LINE (the last ticket's result is reused)."""
+def joined(lines: Sequence[str]) -> str:
+    """The raw lines joined by "\\n" (the last ticket's text is reused)."""
+    return _ticket(lines)[0]
+
+
+def _ticket(lines: Sequence[str]) -> tuple[str, list[int], list[str]]:
+    """The joined text, the indexes of the lines over MAX_LINE (which no recogniser reads), and a
+    slot for the text folded (textgate.folded), made when first asked for."""
     global _last
-    seen, length, out = _last
+    seen, length, text, long, low = _last
     if seen is lines and length == len(lines):
-        return out
-    out = [clean(raw) if len(raw) <= MAX_LINE else None for raw in lines]
-    _last = (lines, len(lines), out)
-    return out
+        return text, long, low
+    text = "\n".join(lines)
+    # in C: a regex for a long line would scan each line once per position
+    long = list(compress(range(len(lines)), map(MAX_LINE.__lt__, map(len, lines))))
+    _last = (lines, len(lines), text, long, [])
+    return text, long, _last[4]
 
 
 def forget() -> None:
-    """Drop the last ticket's cleaned lines (cleaned() keeps them for the next recogniser)."""
+    """Drop the last ticket's joined text (kept for the next recogniser while a ticket is read)."""
     global _last
-    _last = (None, 0, [])
+    _last = (None, 0, "", [], [])
 
 
-def numbered(lines: Sequence[str]) -> Iterator[tuple[int, str]]:
-    """(1-based line number, cleaned line) for every line not over MAX_LINE."""
-    for number, s in enumerate(cleaned(lines), 1):
-        if s is not None:
-            yield number, s
+def _line_indexes(text: str, regex: re.Pattern[str], out: set[int]) -> None:
+    """Add the indexes of the lines of text where regex finds a match (its leftmost match from a
+    line's start starts in that line whenever the line holds one)."""
+    line = last = 0
+    m = regex.search(text)
+    while m is not None:
+        line += text.count("\n", last, m.start())
+        last = m.start()
+        out.add(line)
+        after = text.find("\n", last)
+        m = regex.search(text, after + 1) if after >= 0 else None
+
+
+def _literal_lines(text: str, literal: str, out: set[int]) -> None:
+    """Add the indexes of the lines of text holding literal (str.find: many times a regex's speed)."""
+    line = last = 0
+    at = text.find(literal)
+    while at >= 0:
+        line += text.count("\n", last, at)
+        last = at
+        out.add(line)
+        after = text.find("\n", at)
+        at = text.find(literal, after + 1) if after >= 0 else -1
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """What a line must hold for an idle recogniser to read it: one of `literals`, one of
+    `folded` (lowercase, looked for in the text as textgate.folded lowers it), or a match of
+    `regex`. Looked for in the raw lines: cleaning only takes text off a line, so what the cleaned
+    line holds the raw one holds too."""
+
+    literals: tuple[str, ...] = ()
+    folded: tuple[str, ...] = ()
+    regex: re.Pattern[str] | None = None
+
+    def lines(self, lines: Sequence[str]) -> list[int]:
+        """Ascending 0-based indexes of the lines that hold what the trigger looks for."""
+        text, _long, low = _ticket(lines)
+        out: set[int] = set()
+        for literal in self.literals:
+            _literal_lines(text, literal, out)
+        if self.folded and not low:
+            from tfdoctor.textgate import folded
+
+            low.append(folded(text))
+        for literal in self.folded:
+            _literal_lines(low[0], literal, out)
+        if self.regex is not None:
+            _line_indexes(text, self.regex, out)
+        return sorted(out)
+
+
+EVERY_LINE = Trigger(regex=re.compile(""))
+
+
+class Walk:
+    """The (1-based number, cleaned line) pairs one recogniser reads, lines over MAX_LINE skipped:
+    while `busy()` every line, otherwise only the lines its trigger finds (and `extra`).
+
+    A recogniser is idle when a line its trigger does not find can neither change its state nor
+    yield anything; `busy` says, after each line, whether the next one must be read whatever it
+    holds (inside a table, say). The jump over the other lines happens in C (a search over the
+    whole text), so a ticket of millions of short lines costs a recogniser only the lines that
+    concern it (issue 21)."""
+
+    def __init__(self, lines: Sequence[str], trigger: Trigger, busy: Callable[[], object] | None = None,
+                 extra: Iterable[int] = ()) -> None:
+        self.lines = lines
+        self.trigger = trigger
+        self.busy = busy
+        self.extra = extra
+        self.number = 0
+        """The number of the line last yielded."""
+        self.gap = False
+        """Whether a readable line was skipped just before the line last yielded (a recogniser
+        that remembers the previous line forgets it)."""
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        lines = self.lines
+        long = _ticket(lines)[1]
+        hits = self.trigger.lines(lines)
+        if self.extra:
+            hits = sorted(set(hits).union(self.extra))
+        n, k, i, previous, busy = len(lines), 0, 0, -1, self.busy
+        while i < n:  # previous: the index last yielded
+            if busy is None or previous < 0 or not busy():  # busy() is asked after a line only
+                k = bisect_left(hits, i, k)
+                if k == len(hits):
+                    return
+                i = hits[k]
+            raw = lines[i]
+            if len(raw) <= MAX_LINE:
+                # skipped readable lines: more lines between than long ones
+                self.gap = i - previous - 1 > bisect_left(long, i) - bisect_right(long, previous)
+                previous = i
+                self.number = i + 1
+                yield i + 1, clean(raw)
+            i += 1
 
 
 def is_fence(s: str) -> bool:

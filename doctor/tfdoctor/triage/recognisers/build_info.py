@@ -15,7 +15,7 @@ from typing import Any
 
 from tfdoctor.triage.observe import Observation
 
-from ._text import clean, numbered, strip_prompt
+from ._text import Trigger, Walk, clean, strip_prompt
 
 NAME = "build info"
 
@@ -41,6 +41,8 @@ _OS_WINDOWS = re.compile(r"(?:microsoft\s+)?win(?:dows?)?(?:\s*(?:10|11|server)\
 _CUDA_NAMED = re.compile(r"\bcuda[\s_-]*(?:toolkit\s*)?v?(\d{1,2}\.\d)", re.I)
 _CUDA_FIRST = re.compile(r"[\s`'\"*]*v?(\d{1,2}\.\d)(?![\d])")
 _LOOKAHEAD = 12
+# Every line recognise reads holds one of these (a "v" for "version" and "v2.3.0-54-g...")
+_TRIGGER = Trigger(("v", "V", "unknown", "is_cuda_build", "_capabilities", "is_built_with_cuda()"), ("platform",))
 
 
 def _obs(path: str, value: Any, line: int) -> Observation:
@@ -76,7 +78,7 @@ def _printed(lines: Sequence[str], number: int, accept: Callable[[str], bool]) -
 
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """Observations from build_info prints, version prints and the issue template's version lines."""
-    for number, s in numbered(lines):
+    for number, s in Walk(lines, _TRIGGER):
         if "_version" in s or "is_cuda_build" in s or "_capabilities" in s:
             keys = list(_BUILD_KEY.finditer(s))
             for key in keys:

@@ -16,7 +16,7 @@ from typing import Any
 from tfdoctor.triage.observe import Observation
 
 from . import pip_list, uname
-from ._text import is_fence, numbered
+from ._text import Trigger, Walk, is_fence
 
 NAME = "collect_env"
 
@@ -37,6 +37,9 @@ _PLATFORM = re.compile(
     r"(Linux)-(.{1,120}?)-(x86_64|aarch64|ppc64le|s390x)-with-(?:glibc([\d.]{1,10})|.{0,60})"
 )
 _PIP_LINE = re.compile(r"\[(?:pip3?|conda)\] (.{1,300})")
+# Outside a report, only these lines are read
+_TRIGGER = Trigger(("Collecting environment information", "PyTorch version:", "Versions of relevant libraries",
+                     "Flags:", "flags"))
 _NOT_COLLECTED = ("Could not collect", "N/A", "No CUDA", "None", "")
 
 
@@ -52,7 +55,8 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     gpu_line = 0
     conda_said = False
     flags_seen: set[tuple[str, ...]] = set()
-    for number, s in numbered(lines):
+    walk = Walk(lines, _TRIGGER, lambda: inside)
+    for number, s in walk:
         t = s.strip()
         if t.startswith(_START):
             inside, field, gpus = True, "", 0

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from tfdoctor.triage.observe import Observation
 
-from ._text import numbered, strip_prompt
+from ._text import Trigger, Walk, strip_prompt
 
 NAME = "environment"
 
@@ -33,6 +33,7 @@ _ASSIGN = re.compile(
 _SETX = re.compile(r"setx ([A-Z_][A-Z0-9_]{0,60}) (\"[^\"]{0,5000}\"|\S{1,5000})")
 _PYTHON = re.compile(r"""os\.environ\[['"]([A-Z_][A-Z0-9_]{0,60})['"]\]\s*=\s*(['"])([^'"]{0,5000})\2""")
 _ECHO = re.compile(rf"(?:echo|printenv)\s+(?:\"?\$\{{?({_VAR})\}}?\"?|%({_VAR})%|\$env:({_VAR})|({_VAR}))")
+_TRIGGER = Trigger(("=", "VISIBLE_DEVICES", "echo", "printenv", "setx"))
 _DUMP_LINE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,60}=.{0,5000}")
 # The user's words for an empty visibility variable, which hides every GPU: "CUDA_VISIBLE_DEVICES is
 # empty", "... is set to an empty string", "`CUDA_VISIBLE_DEVICES`. On my system it is empty"
@@ -64,8 +65,11 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """An env observation per variable assignment, dump line or echoed value in the ticket."""
     echo: tuple[int, str] | None = None
     dump_previous = False
-    for number, s in numbered(lines):
+    walk = Walk(lines, _TRIGGER, lambda: echo is not None)
+    for number, s in walk:
         t = s.strip()
+        if walk.gap:  # the line before, unread, has no "=": no dump line
+            dump_previous = False
         dump = "=" in t and bool(_DUMP_LINE.fullmatch(t)) and " " not in t.split("=", 1)[0]
         if echo is not None:
             if number == echo[0] + 1 and t and not t.startswith(("$", "#", ">", "%")):

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from tfdoctor.triage.observe import Observation
 
-from ._text import clean, numbered
+from ._text import Trigger, Walk, clean
 
 NAME = "kernel log"
 
@@ -46,7 +46,9 @@ _SECURE_BOOT = (
     ("secureboot disabled", False),
 )
 _JOIN = 6
-_CANDIDATE = re.compile(r"NVRM|nouveau|ecure|ECURE|DMAR|AMD-Vi|module|Key was|fallen|firmware")
+_WORDS = ("NVRM", "nouveau", "ecure", "ECURE", "DMAR", "AMD-Vi", "module", "Key was", "fallen", "firmware")
+_CANDIDATE = re.compile("|".join(_WORDS))
+_TRIGGER = Trigger(_WORDS)
 
 
 def _obs(path: str, value: object, line: int) -> Observation:
@@ -63,7 +65,7 @@ def _message(s: str) -> str:
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """Driver versions, nouveau, Secure Boot and notable GPU kernel lines from the kernel log."""
     seen_mismatch: set[tuple[str, str]] = set()
-    for number, s in numbered(lines):
+    for number, s in Walk(lines, _TRIGGER):
         if not _CANDIDATE.search(s):
             continue
         if "NVRM" in s:

@@ -12,16 +12,17 @@ from collections.abc import Iterator, Sequence
 
 from tfdoctor.triage.observe import Observation
 
-from ._text import numbered
+from ._text import Trigger, Walk
 
 NAME = "ldconfig -p"
 
+_TRIGGER = Trigger(("=>",))
 _ENTRY = re.compile(r"\s*(\S{1,300})\s+\((?:libc|ELF)[^()]{0,200}\)\s+=>\s+(\S.{0,2000}?)\s*")
 
 
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """A library.ldconfig observation per cache entry in the ticket."""
-    for number, s in numbered(lines):
+    for number, s in Walk(lines, _TRIGGER):
         if "=>" not in s:
             continue
         m = _ENTRY.fullmatch(s)

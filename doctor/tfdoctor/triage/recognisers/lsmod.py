@@ -12,11 +12,13 @@ from collections.abc import Iterator, Sequence
 
 from tfdoctor.triage.observe import Observation
 
-from ._text import numbered
+from ._text import Trigger, Walk
 
 NAME = "lsmod"
 
 _HEADER = re.compile(r"Module\s+Size\s+Used by\s*")
+# Idle (no table, no grep rows), only a header or an NVIDIA or nouveau row is read
+_TRIGGER = Trigger(("Module", "nvidia", "nouveau"))
 _ROW = re.compile(r"(\w{1,64})\s+(\d{3,12})\s+(?:\d{1,6}|-)(?:\s+\S{1,2000})?\s*")
 
 
@@ -25,7 +27,8 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     rows: list[str] = []
     first = 0
     whole = False
-    for number, s in numbered(lines):
+    walk = Walk(lines, _TRIGGER, lambda: rows or whole)
+    for number, s in walk:
         t = s.strip()
         if _HEADER.fullmatch(t):
             yield from _end(rows, first, whole)

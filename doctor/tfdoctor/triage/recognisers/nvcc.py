@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 
 from tfdoctor.triage.observe import Observation
 
-from ._text import has_prompt, numbered, strip_prompt
+from ._text import Trigger, Walk, has_prompt, strip_prompt
 
 NAME = "nvcc"
 
@@ -19,6 +19,8 @@ _RELEASE = re.compile(r"Cuda compilation tools, release \d+\.\d+, V(\d+\.\d+\.\d
 _NVCC_PATH = re.compile(r"(?:nvcc:\s+)?(/[\w./+-]{0,300}/cuda[\w.+-]{0,40})/bin/nvcc")
 _TOOLKIT_DIR = re.compile(r"/(?:usr/local|opt)/cuda-\d+\.\d+")
 _LS_LOCAL = re.compile(r"ls(?:\s+-\w+)*\s+/usr/local/?")
+# Outside an `ls /usr/local` listing, only these lines are read
+_TRIGGER = Trigger(("Cuda compilation tools", "ls ", "nvcc", "/usr/local/cuda-", "/opt/cuda-"))
 _LS_NAME = re.compile(r"(?<![\w/.-])cuda-(\d+\.\d+)(?![\w.-])")
 
 
@@ -26,7 +28,8 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """toolkit.nvcc_version and toolkit.dir observations."""
     listing = False  # inside the output of `ls /usr/local`
     seen: set[str] = set()
-    for number, s in numbered(lines):
+    walk = Walk(lines, _TRIGGER, lambda: listing)
+    for number, s in walk:
         t = s.strip()
         if "Cuda compilation tools" in t:
             m = _RELEASE.search(t)

@@ -14,7 +14,7 @@ from typing import Any
 
 from tfdoctor.triage.observe import Observation
 
-from ._text import numbered
+from ._text import Trigger, Walk
 
 NAME = "nvidia-smi"
 
@@ -42,6 +42,8 @@ _NOT_FOUND = (
     "nvidia-smi: not found",
     "nvidia-smi: no such file or directory",
 )
+# Outside a table or `-q` report, only these lines are read (_failure lowers the line)
+_TRIGGER = Trigger(("NVIDIA-SMI", "Driver Version", "Attached GPUs"), ("nvidia-smi", "nvml", "no devices were found"))
 _NVML_LIBRARY = re.compile(r"NVML library version:\s*(\d+\.\d+(?:\.\d+)?)")
 
 
@@ -53,7 +55,8 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """Observations from every nvidia-smi table, `-q` report and failure message in the ticket."""
     table = _Table()
     query = _Query()
-    for number, s in numbered(lines):
+    walk = Walk(lines, _TRIGGER, lambda: table.active or query.active)
+    for number, s in walk:
         t = s.strip()
         if table.active:
             yield from table.feed(number, t)

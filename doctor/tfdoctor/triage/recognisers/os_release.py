@@ -12,12 +12,13 @@ from collections.abc import Iterator, Sequence
 
 from tfdoctor.triage.observe import Observation
 
-from ._text import numbered
+from ._text import Trigger, Walk
 
 NAME = "os-release"
 
 _ASSIGNMENT = re.compile(r"([A-Z][A-Z0-9_]{0,40})=(.{0,500})")
 _LSB_NEIGHBOURS = ("Distributor ID:", "Release:", "Codename:", "LSB Version:", "No LSB modules")
+_TRIGGER = Trigger(("=", "Description:", *_LSB_NEIGHBOURS))
 
 
 def _unquote(value: str) -> str:
@@ -32,8 +33,11 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     block: dict[str, tuple[int, str]] = {}
     previous = ""
     pending_description: tuple[int, str] | None = None
-    for number, s in numbered(lines):
+    walk = Walk(lines, _TRIGGER, lambda: block or pending_description is not None)
+    for number, s in walk:
         t = s.strip()
+        if walk.gap:  # the line before, unread, is no lsb_release line
+            previous = ""
         m = _ASSIGNMENT.fullmatch(t) if "=" in t else None
         if m:
             block[m.group(1)] = (number, _unquote(m.group(2)))

@@ -15,7 +15,7 @@ from typing import Any
 
 from tfdoctor.triage.observe import Observation
 
-from ._text import is_fence, normalise, numbered, strip_prompt
+from ._text import Trigger, Walk, is_fence, normalise, strip_prompt
 
 NAME = "pip list"
 
@@ -30,6 +30,10 @@ _CONDA_ROW = re.compile(rf"({_NAME})\s+(\d[\w.!+-]{{0,100}})\s+(\S{{1,200}})(?:\
 _CONDA_HEADER = re.compile(r"#?\s*Name\s+Version\s+Build(?:\s+Channel)?\s*")
 _WHEEL_VERSION = re.compile(r"/[A-Za-z0-9_.]+-(\d[\w.!+]{0,100})-[^/]*\.whl$")
 _REQUIREMENT = re.compile(r"[A-Za-z0-9][\w.-]*\s*(?:\[[^\]]*\])?\s*(?:[<>~!]=?|===?)")
+# Outside a listing, only these lines are read: a row (a name, then a version or "==" / " @ "), a
+# header, `pip show`, a requirement (<, >, =) and a listing command
+_TRIGGER = Trigger(("=", "<", ">", " @ ", "Version:", "Name", "Package", "packages in environment at", "list", "freeze"),
+                   regex=re.compile(r"[^\S\n]\(?\d"))  # the space before a row's version
 _LISTING_COMMAND = re.compile(r"(?:^|\s)(?:pip3?|python3?\s+-m\s+pip|uv\s+pip|conda|mamba)\s+(list|freeze)\b")
 
 TF_DISTRIBUTIONS = frozenset(
@@ -108,7 +112,8 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     hint_whole = False
     show_name: tuple[int, str] | None = None
     requirement = -1  # line of the last requirement specifier (">=", "~=", "[extra]")
-    for number, s in numbered(lines):
+    walk = Walk(lines, _TRIGGER, lambda: mode is not None or run)
+    for number, s in walk:
         t = s.strip()
         if mode is not None:
             if mode == "conda" and t.startswith("#"):

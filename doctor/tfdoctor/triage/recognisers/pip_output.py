@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from tfdoctor.facts import LogCause
 from tfdoctor.triage.observe import Observation
-from tfdoctor.triage.recognisers._text import numbered
+from tfdoctor.triage.recognisers._text import Trigger, Walk
 
 NAME = "pip output"
 
@@ -48,6 +48,8 @@ _PKG = re.compile(r"^(?P<n>[A-Za-z0-9][\w.-]*?)-(?P<v>\d[\w.+!]*)$")
 # The banner of NVIDIA's CUDA container images: "CUDA Version 12.1.1" under "== CUDA ==".
 _BANNER = re.compile(r"^CUDA Version (?P<v>\d+\.\d+\.\d+)$")
 _FLAGS = re.compile(r"^flags\s*:\s*(?P<f>[a-z0-9_ ]{10,4000})$")
+_TRIGGER = Trigger(("tensorflow", "Detected an installation", "currently using is", " but you", " depends on ",
+                     " is installed but ", "Successfully installed ", "CUDA Version ", "flags"))
 _WANTED = ("sse4_1", "sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "amx_tile")
 
 
@@ -58,7 +60,7 @@ def _norm(name: str) -> str:
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """Packages and TF distributions from resolver conflicts; CPU flags from /proc/cpuinfo."""
     flags_done = conda_done = False
-    for number, line in numbered(lines):
+    for number, line in Walk(lines, _TRIGGER):
         text = line.strip()
         if not conda_done and text.startswith("tensorflow"):
             conda = _CONDA_TF.match(text)

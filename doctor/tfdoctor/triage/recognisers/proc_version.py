@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 
 from tfdoctor.triage.observe import Observation
 
-from ._text import numbered
+from ._text import Trigger, Walk
 
 NAME = "/proc/driver/nvidia/version"
 
@@ -21,12 +21,13 @@ _VERSION = re.compile(
     r"NVRM version: NVIDIA UNIX (Open )?(?:[\w-]{1,20} )?Kernel Module(?: for [\w-]{1,20})?"
     r"\s+(\d+\.\d+(?:\.\d+)?)\b"
 )
+_TRIGGER = Trigger(("NVRM version:", "/proc/driver/nvidia/version"))
 _MISSING = "/proc/driver/nvidia/version: no such file or directory"
 
 
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """Kernel module version, open flavour and loaded state from the file or its absence."""
-    for number, s in numbered(lines):
+    for number, s in Walk(lines, _TRIGGER):
         if "NVRM version:" in s:
             m = _VERSION.search(s)
             if m:

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from tfdoctor.textgate import Gate, folded, gated
 from tfdoctor.triage.observe import Observation
-from tfdoctor.triage.recognisers._text import cleaned
+from tfdoctor.triage.recognisers._text import MAX_LINE, clean, joined
 
 NAME = "ticket prose"
 
@@ -81,10 +81,11 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     # Each pattern runs only on lines holding the literal text it needs (tfdoctor.textgate), and a line where
     # no claim's pattern finds its text is never looked at: a dozen case-insensitive searches on
     # every line made long tickets slow (issue 21).
-    texts = cleaned(lines)
-    keyed = _CLAIM_GATE.lines_to_search([s or "" for s in texts])
-    prose = [(i + 1, line, low) for i in (range(len(texts)) if keyed is None else sorted(keyed))
-             if (line := texts[i]) and len(line) <= 2000 and not _PROGRAM_LINE.search(line, low := folded(line))]
+    # (The gate reads the raw lines: what a cleaned line holds, its raw line holds too.)
+    keyed = _CLAIM_GATE.lines_in(joined(lines))
+    prose = [(i + 1, line, low) for i in (range(len(lines)) if keyed is None else sorted(keyed))
+             if len(lines[i]) <= MAX_LINE and (line := clean(lines[i])) and len(line) <= 2000
+             and not _PROGRAM_LINE.search(line, low := folded(line))]
     # "wsl2 in windows 11": Windows hosts WSL, whose TensorFlow is Linux's, wherever it is said
     wsl = any(_WSL.search(line, low) for _, line, low in prose)
     for number, line, low in prose:

@@ -17,11 +17,12 @@ from typing import Any
 from tfdoctor.triage.observe import Observation
 
 from . import env_vars, pip_list, uname
-from ._text import is_fence, numbered
+from ._text import Trigger, Walk, is_fence
 
 NAME = "tf_env_collect"
 
 _SECTION = re.compile(r"== (.{1,60}?)\s*=+")
+_TRIGGER = Trigger(("== ",))
 _ENV = re.compile(r"([A-Z_][A-Z0-9_]{0,60})[ =](\S.{0,5000})")
 _VERSION_INFO = re.compile(r"\((\d), (\d{1,2}), (\d{1,3}), '\w{1,10}', \d{1,3}\)")
 _DISTRIBUTION = re.compile(r"\('(\w[^']{0,40})', '([\d.]{1,20})', '[^']{0,40}'\)")
@@ -34,7 +35,8 @@ def _obs(path: str, value: Any, line: int) -> Observation:
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """Observations from each tf_env_collect.sh section that no other recogniser reads."""
     section = ""
-    for number, s in numbered(lines):
+    walk = Walk(lines, _TRIGGER, lambda: section)
+    for number, s in walk:
         t = s.strip()
         if t.startswith("== "):
             m = _SECTION.fullmatch(t)

@@ -18,7 +18,7 @@ from tfdoctor.knowledge import vocab
 from tfdoctor.smoke import logmap
 from tfdoctor.textgate import Gate
 from tfdoctor.triage.observe import Observation
-from tfdoctor.triage.recognisers._text import cleaned, numbered
+from tfdoctor.triage.recognisers._text import EVERY_LINE, Trigger, Walk, _line_indexes, joined
 
 NAME = "tensorflow log"
 
@@ -55,6 +55,9 @@ _IMPORT_PACKAGE = re.compile(r"^\s*(?:>>>?\s*|In \[\d*\]:\s*|\$\s*python -c ['\"
 _DLL = re.compile(r"'(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|cupti|nvinfer)\w*\.dll'")
 _OPENED = re.compile(r"Successfully opened (?:dynamic|CUDA) library (?P<lib>lib\S+?\.so[.\d]*)")
 _LD_PATH = re.compile(r"dlerror: .*?; LD_LIBRARY_PATH: (?P<v>\S*)")
+# Besides the lines a log pattern could match, only these lines are read (the literals recognise tests)
+_TRIGGER = Trigger(("device", "[]", "Num GPUs Available", "ython", ".dll'", "site-packages", "import", "Successfully opened",
+                    "LD_LIBRARY_PATH:"))
 
 
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
@@ -64,8 +67,12 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     packages_seen: set[str] = set()
     pending_found: str | None = None
     gate, known = _causes()
-    keyed = gate.lines_to_search([s or "" for s in cleaned(lines)])
-    for number, line in numbered(lines):
+    # Over the raw lines: a key the cleaned line holds, the raw one holds too (a superset is exact:
+    # _cause asks the gates again).
+    keyed = gate.lines_in(joined(lines))
+    walk = Walk(lines, _TRIGGER if keyed is not None else EVERY_LINE, lambda: pending_found is not None,
+                extra=keyed or ())
+    for number, line in walk:
         if not line:
             continue
         hit = _cause(line, gate, known) if keyed is None or number - 1 in keyed else None
@@ -131,23 +138,47 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                 yield Observation("env", ("LD_LIBRARY_PATH", ld.group("v")), number, NAME)
 
 
+# Wherever logmap.LOG_LINE matches, this does (each branch without what comes before its level
+# letter). LOG_LINE's own literals ("]", "ERROR") are on most lines of any log, and the Python
+# work per line they let through made a log of short lines slow (issue 21): this regex sorts
+# them out in C.
+_LOG_LINE_WIDER = re.compile(
+    r"[EWF](?: |\d{4} \d\d:\d\d:\d+\.\d+\s+\d+ )[\w./+-]+\.(?:cc|cpp|h|cu):\d+\]|ERROR:tensorflow:"
+)
+
+
 class _Gates:
     """The lines logmap.recognise can answer: those a pattern of its could match (its causes'
     patterns, its log-format line), and those holding a mined template's rarest head words."""
 
     def __init__(self) -> None:
-        self.patterns = Gate([p for _, p in logmap.PATTERNS] + [logmap.LOG_LINE])
+        self.patterns = Gate(p for _, p in logmap.PATTERNS)
         words = vocab.anchors()
         self.vocab = Gate(re.compile(re.escape(w)) for w in words) if words is not None else None
 
     def lines_to_search(self, lines: Sequence[str]) -> set[int] | None:
         """Indexes of the lines either gate keeps, found over the whole text at once; None: all."""
-        keyed = self.patterns.lines_to_search(lines)
-        extra = self.vocab.lines_to_search(lines) if self.vocab is not None else None
-        return None if keyed is None or extra is None else keyed | extra
+        return self.lines_in("\n".join(lines))
+
+    def lines_in(self, text: str) -> set[int] | None:
+        """lines_to_search for lines already joined by "\\n"."""
+        keyed = self.patterns.lines_in(text)
+        extra = self.vocab.lines_in(text) if self.vocab is not None else None
+        if keyed is None or extra is None:
+            return None
+        log: set[int] = set()
+        _line_indexes(text, _LOG_LINE_WIDER, log)
+        return keyed | extra | log
 
     def any_match(self, line: str) -> bool:
-        return self.patterns.any_match(line) or vocab.could_match(line)
+        return self.patterns.any_match(line) or _log_line(line) or vocab.could_match(line)
+
+
+def _log_line(line: str) -> bool:
+    """logmap.LOG_LINE.search(line) is not None, quickly where it is not (a search of its own
+    costs 20 us on a line of prose)."""
+    return (("]" in line or "ERROR:" in line) and _LOG_LINE_WIDER.search(line) is not None
+            and logmap.LOG_LINE.search(line) is not None)
 
 
 _cache: tuple[object, _Gates, dict[str, tuple[str, str | None] | None]] | None = None

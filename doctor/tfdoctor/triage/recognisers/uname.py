@@ -11,11 +11,12 @@ from collections.abc import Iterator, Sequence
 
 from tfdoctor.triage.observe import Observation
 
-from ._text import numbered, strip_prompt
+from ._text import Trigger, Walk, strip_prompt
 
 NAME = "uname"
 
 _RELEASE = re.compile(r"\d+\.\d+(?:\.\d+)?[\w.+~-]{0,100}")
+_TRIGGER = Trigger(("Linux ", "Darwin ", "uname -r"))
 _MACHINES = ("x86_64", "aarch64", "arm64", "ppc64le", "s390x", "armv7l", "i686", "riscv64")
 
 
@@ -35,7 +36,8 @@ def wsl_observations(release: str, number: int, source: str) -> Iterator[Observa
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """Platform observations from each `uname -a` line (and `uname -r` output)."""
     after_r = 0
-    for number, s in numbered(lines):
+    walk = Walk(lines, _TRIGGER, lambda: after_r == walk.number)  # the line after `uname -r`
+    for number, s in walk:
         t = s.strip()
         if after_r and number == after_r + 1 and _RELEASE.fullmatch(t):
             yield Observation("platform.release", t, number, NAME)
