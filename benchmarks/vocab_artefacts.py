@@ -237,6 +237,68 @@ def cached_release(family: str) -> tuple[set[str], dict[str, str], list[str]] | 
     return strings, python, [meta["wheel"] + ":" + lib for lib in meta["libraries"]]
 
 
+SOURCE_PATH = re.compile(
+    r"^(?:tensorflow|external/(?:local_xla|local_tsl|xla|tsl))/(?:[\w.+-]+/)*[\w+-]+\.(?:cc|cpp|h|cu)$"
+)
+"""A source file of TensorFlow, XLA or TSL as a wheel's strings hold it (the __FILE__ of a LOG or
+CHECK): the path TensorFlow's glog-style log lines print."""
+
+
+def _paths(strings: Iterable[str]) -> set[str]:
+    return {s for s in strings if SOURCE_PATH.match(s)}
+
+
+def _all_so(names: Iterable[str]) -> list[str]:
+    """Every shared library of a wheel or venv (small ones too: a Python extension's own LOG lines
+    name its files), not TFLite's or the headers'."""
+    return [n for n in names if re.search(r"\.so(\.\d+)*$", n) and "/lite/" not in n and "/include/" not in n]
+
+
+def fetch_small_paths(family: str) -> set[str]:
+    """The source paths of a family's shared libraries under 1 MB, which the strings cache leaves
+    out: each read by HTTP range from the wheel on pip's index (tests/envs/fetch_frameworks.py),
+    cached in small_paths.txt beside the strings."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "envs"))
+    import fetch_frameworks as ff
+    import wheel_range
+
+    out = CACHE / family / "small_paths.txt"
+    if out.exists():
+        return set(out.read_text().split())
+    version, py, dist = RELEASES[family]
+    listing = subprocess.run([sys.executable, "-m", "pip", "config", "list"],
+                             capture_output=True, text=True).stdout
+    settings = ff.pip_settings(listing)
+    opener, counter = ff.make_opener(ff.setting(settings, "cert")), ff.Counter()
+    files = [w for index in ff.index_urls(settings) for w in ff.read_page(index, dist, opener, counter)]
+    wheel = ff.pick_wheel(files, dist, version, py)
+    if wheel is None:
+        raise RuntimeError(f"no {dist} {version} wheel for Python {py} on the index")
+    paths: set[str] = set()
+    with wheel_range.RangeFile(wheel.url, opener, counter) as source, zipfile.ZipFile(source) as z:
+        for info in z.infolist():
+            if info.filename in _all_so([info.filename]) and info.file_size < 1_000_000:
+                paths |= _paths(_strings_of_stream([z.read(info)]))
+    out.write_text("\n".join(sorted(paths)) + "\n")
+    print(f"{family}: {len(paths)} paths from small libraries, {counter.bytes / 1e6:.1f} MB",
+          file=sys.stderr, flush=True)
+    return paths
+
+
+def source_paths(family: str) -> set[str] | None:
+    """Every TensorFlow/XLA/TSL source path a family's whole wheel names, from its venv in tests/envs
+    (every shared library) or from the cache (large libraries' strings plus small_paths.txt)."""
+    tf = _venv_tf(VENVS[family]) if family in VENVS else None
+    if tf is not None:
+        root = tf.parent
+        libs = [p for p in _all_so(str(p.relative_to(root)) for p in tf.rglob("*.so*") if p.is_file())]
+        return set().union(*(_paths(strings_of_file(root / lib)) for lib in libs))
+    cached = cached_release(family)
+    if cached is None:
+        return None
+    return _paths(cached[0]) | fetch_small_paths(family)
+
+
 if __name__ == "__main__":
     for fam in sys.argv[1:] or reversed(FAMILIES):
         if (CACHE / fam / "strings.txt.gz").exists():

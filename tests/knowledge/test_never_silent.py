@@ -70,3 +70,33 @@ def test_known_lines_are_never_reported_as_unknown() -> None:
             "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open "
             "shared object file: No such file or directory")
     assert logmap.recognise(line) == ("library-not-loaded", "libcudart.so.11.0")
+
+
+# A longer ticket around a line that states no fact of its own: what the user did, a traceback
+# through paths without a Python version, a question. Facts such a ticket does state (a GPU in
+# nvidia-smi, a TensorFlow version) may change a finding (TensorFlow itself says a missing libcudart
+# is harmless without a GPU); its length and its prose must not.
+_BEFORE = "I am training my model and it fails; this is what it prints:\n\n$ python train.py\n"
+_AFTER = ("Traceback (most recent call last):\n"
+          '  File "train.py", line 12, in <module>\n'
+          "    model.fit(x, y, epochs=3)\n"
+          "Any idea what is wrong? Thanks.\n")
+
+
+def _severities(text: str) -> dict[str, str]:
+    return {f["id"]: f["severity"] for f in _triage(text)["findings"]}
+
+
+def test_a_line_alone_and_inside_a_longer_ticket_get_the_same_findings() -> None:
+    """Issue 20, item 6: every sample line of every catalogue record, pasted alone and pasted in
+    the middle of a ticket, gives the same finding ids with the same severities."""
+    from tfdoctor.knowledge import catalogue
+
+    differ = []
+    for cause in catalogue().causes.values():
+        for pattern in cause.patterns:
+            for sample in pattern.samples:
+                alone, inside = _severities(sample + "\n"), _severities(_BEFORE + sample + "\n" + _AFTER)
+                if alone != inside:
+                    differ.append((cause.id, sample[:80], alone, inside))
+    assert not differ, differ

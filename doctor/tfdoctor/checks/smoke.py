@@ -350,13 +350,28 @@ def shown_by_log(log_id: str) -> tuple[str, Cause] | None:
     return (log_id, static) if static is not None and static.message else None
 
 
+def _printed_by(source: str | None) -> str | None:
+    """The releases whose wheels name this source file ("TF 2.15-2.20"), from the mined map; for a
+    C++ file none names, that fact (a plugin's, another library's); None for Python's log."""
+    if not source or not source.endswith((".cc", ".cpp", ".h", ".cu")):
+        return None
+    from tfdoctor.knowledge import sources  # the map is read only when a line needs it
+
+    families = sources.releases(source)
+    if not families:
+        return f"a file no TensorFlow {sources.covered()} wheel names"
+    return sources.describe(families)
+
+
 def _unrecognised(causes: list[LogCause]) -> Finding:
     """One finding for the error and warning lines no catalogue record knows: the most severe one
     first, the others as evidence (never silent about what TensorFlow said)."""
     info = CAUSES[logmap.UNRECOGNISED]
     ranked = sorted(causes, key=lambda c: (logmap.log_level(c.line) or ("warning", ""))[0] != "error")
     first = ranked[0]
-    evidence = {"log_line": first.line, "source_file": first.subject or "unknown"}
+    where = _printed_by(first.subject)
+    evidence = {"log_line": first.line, "source_file": first.subject or "unknown",
+                **({"releases": where} if where else {})}
     for i, other in enumerate(ranked[1:4], start=2):
         evidence[f"log_line{i}"] = other.line
     if len(ranked) > 4:
@@ -364,7 +379,7 @@ def _unrecognised(causes: list[LogCause]) -> Finding:
     return Finding(
         finding_id(logmap.UNRECOGNISED),
         info.severity or Severity.WARNING,
-        f"TensorFlow reported: {first.line} ({first.subject or 'its log'}).",
+        f"TensorFlow reported: {first.line} ({first.subject or 'its log'}{f', {where}' if where else ''}).",
         evidence,
         info.hint,
         links=(info.link,) if info.link else (),
