@@ -63,8 +63,9 @@ def requirements(pattern: re.Pattern[str]) -> tuple[Need, ...]:
 
 
 def alternatives(pattern: re.Pattern[str]) -> tuple[tuple[Need, ...], ...] | None:
-    """For a pattern that is one alternation (`a|b`, `(?i:a|b)`): what each alternative requires,
-    so a line must hold all of one alternative's literals; None for any other pattern."""
+    """For a pattern that is one alternation (`a|b`, `(?i:a|b)`, also with what re's parser
+    factors out of every alternative, `\\b` in `\\ba|\\bb`): what each alternative requires, so a
+    line must hold all of one alternative's literals; None for any other pattern."""
     try:
         parsed = _sre_parse.parse(pattern.pattern, pattern.flags)
         items, icase = list(parsed), bool(parsed.state.flags & re.IGNORECASE)
@@ -72,9 +73,10 @@ def alternatives(pattern: re.Pattern[str]) -> tuple[tuple[Need, ...], ...] | Non
             _group, add, remove, sub = items[0][1]
             icase = bool((icase or add & re.IGNORECASE) and not remove & re.IGNORECASE)
             items = list(sub)
-        if len(items) != 1 or items[0][0] is not _sre.BRANCH:
+        branches = [av for op, av in items if op is _sre.BRANCH]
+        if len(branches) != 1:  # a match holds a match of one alternative, whatever is around it
             return None
-        alts = tuple(_options(list(alt), icase) for alt in items[0][1][1])
+        alts = tuple(_options(list(alt), icase) for alt in branches[0][1])
         return None if any(not alt for alt in alts) else alts
     except Exception:  # noqa: BLE001
         return None

@@ -135,3 +135,31 @@ def test_blank_runs_are_cut_and_every_kept_line_maps_back():
                 run = run + 1 if not line.strip(" \t") else 0
                 longest = max(longest, run)
             assert longest <= KEEP
+
+
+def test_log_line_is_logmaps_log_line():
+    """tf_log's quick test for TensorFlow's log format answers as LOG_LINE's own search, on every
+    real line (it only skips the search where the line cannot hold a match)."""
+    for line in REAL:
+        assert tf_log._log_line(line) == (logmap.LOG_LINE.search(line) is not None), line
+
+
+def test_alternatives_read_past_what_re_factors_out():
+    """re's parser moves what every alternative starts with out of the alternation (`\\b` in
+    `\\ba|\\bb`); each alternative's literals still decide, so a line with none of them is skipped."""
+    g = gated(re.compile(r"\b[\w.]+ depends on (?P<s>tensorflow-text)\b|\b(?P<t>keras-nlp)\s+0\.0\.0\b"))
+    assert g.alternatives is not None
+    for line in ("tensorflow keras", "x 1 depends on tensorflow-text", "keras-nlp 0.0.0", "keras-nlp 0.0.1"):
+        assert g.could_match(line, folded(line)) or g.pattern.search(line) is None, line
+    assert not g.could_match("tensorflow keras", "tensorflow keras")
+
+
+def test_gate_over_distinct_lines_keeps_the_same_lines():
+    """A gate run once per distinct line of a repetitive ticket keeps exactly the lines it keeps
+    run over the whole text."""
+    from tfdoctor.triage.recognisers import _text
+
+    gate, _known = tf_log._causes()
+    lines = [line for line in REAL if len(line) >= 40][:3000] * 3
+    assert _text.gated_lines(lines, gate.lines_in) == gate.lines_in("\n".join(lines))
+    _text.forget()

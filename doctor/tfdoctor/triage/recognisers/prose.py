@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from tfdoctor.textgate import Gate, folded, gated
 from tfdoctor.triage.observe import Observation
-from tfdoctor.triage.recognisers._text import MAX_LINE, clean, joined
+from tfdoctor.triage.recognisers._text import MAX_LINE, clean, gated_lines
 
 NAME = "ticket prose"
 
@@ -82,7 +82,7 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     # no claim's pattern finds its text is never looked at: a dozen case-insensitive searches on
     # every line made long tickets slow (issue 21).
     # (The gate reads the raw lines: what a cleaned line holds, its raw line holds too.)
-    keyed = _CLAIM_GATE.lines_in(joined(lines))
+    keyed = gated_lines(lines, _CLAIM_GATE.lines_in)
     prose = [(i + 1, line, low) for i in (range(len(lines)) if keyed is None else sorted(keyed))
              if len(lines[i]) <= MAX_LINE and (line := clean(lines[i])) and len(line) <= 2000
              and not _PROGRAM_LINE.search(line, low := folded(line))]

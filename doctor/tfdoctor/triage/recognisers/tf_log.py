@@ -18,7 +18,7 @@ from tfdoctor.knowledge import vocab
 from tfdoctor.smoke import logmap
 from tfdoctor.textgate import Gate
 from tfdoctor.triage.observe import Observation
-from tfdoctor.triage.recognisers._text import EVERY_LINE, Trigger, Walk, _line_indexes, joined
+from tfdoctor.triage.recognisers._text import EVERY_LINE, Trigger, Walk, _line_indexes, gated_lines
 
 NAME = "tensorflow log"
 
@@ -69,7 +69,7 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     gate, known = _causes()
     # Over the raw lines: a key the cleaned line holds, the raw one holds too (a superset is exact:
     # _cause asks the gates again).
-    keyed = gate.lines_in(joined(lines))
+    keyed = gated_lines(lines, gate.lines_in)
     walk = Walk(lines, _TRIGGER if keyed is not None else EVERY_LINE, lambda: pending_found is not None,
                 extra=keyed or ())
     for number, line in walk:
@@ -171,7 +171,8 @@ class _Gates:
         return keyed | extra | log
 
     def any_match(self, line: str) -> bool:
-        return self.patterns.any_match(line) or _log_line(line) or vocab.could_match(line)
+        # the pattern gate last: logmap.recognise searches it again on a line it lets through
+        return _log_line(line) or vocab.could_match(line) or self.patterns.any_match(line)
 
 
 def _log_line(line: str) -> bool:
