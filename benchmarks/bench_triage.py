@@ -107,6 +107,46 @@ def repeated_phrases(size: int = LIMIT) -> str:
     return _repeat("\n".join(phrases) + "\n", size - len(tail)) + tail
 
 
+_LIBCUDART = "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n"
+
+
+def _lines(line: Callable[[int], str], size: int, tail: str = "") -> str:
+    """Numbered lines up to size bytes of UTF-8, then tail."""
+    out, total, i = [], len(tail.encode()), 0
+    while True:
+        s = line(i)
+        total += len(s.encode())
+        if total > size:
+            return "".join(out) + tail
+        out.append(s)
+        i += 1
+
+
+def short_lines(size: int = LIMIT) -> str:
+    """380 thousand distinct 20-byte log-ish lines, then a real error line (last time: 20 s)."""
+    return _lines(lambda i: f"I{i:07d} gpu.cc:{i % 97}] x\n", size, _LIBCUDART)
+
+
+def tiny_lines(size: int = LIMIT) -> str:
+    """4 million one-letter lines (each a line every recogniser used to look at), then a real
+    error line."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return _lines(lambda i: letters[i % 26] + "\n", size, _LIBCUDART)
+
+
+def log_warnings(size: int = LIMIT) -> str:
+    """TensorFlow's own warning line, 64 thousand times, each with its own step and timestamp:
+    no two alike, so nothing read once is read for free."""
+    return _lines(lambda i: f"2023-11-02 10:14:{i // 1000000 % 60:02d}.{i % 1000000:06d}: W tensorflow/core/"
+                            f"framework/op_kernel.cc:1827] OP_REQUIRES failed at step {i}: out of range\n", size)
+
+
+def gpu_words(size: int = LIMIT) -> str:
+    """530 thousand short lines each naming the GPU and CUDA, words prose and TensorFlow's log
+    start on, with a number: distinct lines every recogniser that reads words must look at."""
+    return _lines(lambda i: f"GPU {i} CUDA\n", size)
+
+
 INPUTS: dict[str, Callable[[int], str]] = {
     "all-newlines": all_newlines,
     "long-prose": long_prose,
@@ -115,6 +155,10 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "tf-log-lines": many_tf_log_lines,
     "mixed": mixed,
     "repeated-phrases": repeated_phrases,
+    "short-lines": short_lines,
+    "tiny-lines": tiny_lines,
+    "log-warnings": log_warnings,
+    "gpu-words": gpu_words,
 }
 
 

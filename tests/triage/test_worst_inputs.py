@@ -39,7 +39,8 @@ def triage_json(text: str) -> dict:
 def test_every_worst_input_is_tested_here():
     """A new worst input in the benchmark gets its test here too."""
     assert set(BENCH.INPUTS) == {"all-newlines", "long-prose", "huge-pip-list", "one-8mib-line",
-                                 "tf-log-lines", "mixed", "repeated-phrases"}
+                                 "tf-log-lines", "mixed", "repeated-phrases", "short-lines", "tiny-lines",
+                                 "log-warnings", "gpu-words"}
 
 
 def test_all_newlines_read_as_nothing():
@@ -118,3 +119,39 @@ def test_repeated_phrases_then_a_real_device_line():
     device = {"name": "GPU:0", "device_type": "GPU", "model": "NVIDIA GeForce RTX 3090",
               "compute_capability": "8.6"}
     assert report["facts"]["smoke"]["devices"] == [device]
+
+
+def test_short_lines_then_an_error():
+    """Hundreds of thousands of short log-ish lines say nothing; the error line after them is a
+    finding (each recogniser jumps to the lines that concern it, and must still reach it)."""
+    report = triage_json(BENCH.short_lines(SIZE))
+    assert [(f["id"], f["evidence"]["subject"]) for f in report["findings"]] == [
+        ("tf-log-library-not-loaded", "libcudart.so.12")]
+
+
+def test_tiny_lines_then_an_error():
+    """A million one-letter lines say nothing; the error line after them is a finding, on its line."""
+    text = BENCH.tiny_lines(SIZE)
+    report = triage_json(text)
+    assert [f["id"] for f in report["findings"]] == ["tf-log-library-not-loaded"]
+    assert report["facts"]["smoke"]["causes"][0]["line"].startswith("ImportError: libcudart.so.12")
+    assert text.count("\n") > 500_000
+
+
+def test_log_warnings_one_cause():
+    """TensorFlow's warning line with a new step each time: one unrecognised log cause, from its
+    first line, for the source file that printed it."""
+    report = triage_json(BENCH.log_warnings(SIZE))
+    causes = report["facts"]["smoke"]["causes"]
+    source = "tensorflow/core/framework/op_kernel.cc"
+    assert [(c["id"], c["subject"]) for c in causes] == [("unrecognised", source)]
+    assert causes[0]["line"].endswith("OP_REQUIRES failed at step 0: out of range")
+
+
+def test_gpu_words_read_as_wanting_a_gpu():
+    """Lines naming the GPU and CUDA without a version claim nothing but the GPU: the first number
+    that is a GeForce model beside GPU words ("GPU 2050 CUDA": an RTX 2050) wins over the bare
+    "GPU" of the lines before it."""
+    facts = triage_json(BENCH.gpu_words(SIZE))["facts"]
+    assert facts["provenance"]["intent.gpu"] == "2050 (ticket prose, line 2051)"
+    assert facts["toolkits"] == [] and facts["tensorflow"] is None
