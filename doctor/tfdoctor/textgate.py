@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,13 +165,19 @@ def gated(pattern: re.Pattern[str]) -> Gated:
     return Gated(pattern, requirements(pattern), alternatives(pattern))
 
 
+def literal(text: str) -> Gated:
+    """gated(re.compile(re.escape(text))) for a non-empty text, without parsing the regex back
+    (a gate over the vocabulary's 800 anchor words did, at every start)."""
+    return Gated(re.compile(re.escape(text)), (frozenset({(text, False)}),))
+
+
 class Gate:
     """Whether any of many patterns matches a line. One regex over a key substring of each
     pattern's literals, starting with a rare character so most positions are skipped at C speed,
     turns most lines away; on the others only the patterns whose key is there are searched."""
 
-    def __init__(self, patterns: Iterable[re.Pattern[str]]) -> None:
-        self.gated = tuple(gated(p) for p in patterns)
+    def __init__(self, patterns: Iterable[re.Pattern[str] | Gated]) -> None:
+        self.gated = tuple(p if isinstance(p, Gated) else gated(p) for p in patterns)
         self._always = tuple(i for i, g in enumerate(self.gated) if not g.needs)
         self._by_key: dict[tuple[str, bool], list[int]] = {}
         for i, g in enumerate(self.gated):
@@ -181,6 +187,11 @@ class Gate:
         # the positions whose character starts no key.
         self._exact = _literal_regex({k for k, icase in self._by_key if not icase})
         self._folded = _literal_regex({k for k, icase in self._by_key if icase})
+        # What a key found at a position makes a candidate: its patterns and those of every key it
+        # starts with (the trie regex finds the longest key there).
+        self._exact_at, self._folded_at = ({
+            k: tuple(i for end in range(1, len(k) + 1) for i in self._by_key.get((k[:end], icase), ()))
+            for k, ic in self._by_key if ic is icase} for icase in (False, True))
 
     def lines_to_search(self, lines: Sequence[str]) -> set[int] | None:
         """Indexes of the lines where a key is, found over the whole text at once (no Python work
@@ -212,25 +223,24 @@ class Gate:
         a loop searching each in turn finds, without searching those that cannot match."""
         low = folded(line) if self._folded is not None else line
         candidates = set(self._always)
-        for regex, text, icase in ((self._exact, line, False), (self._folded, low, True)):
+        for regex, text, at in ((self._exact, line, self._exact_at), (self._folded, low, self._folded_at)):
             if regex is None:
                 continue
             m = regex.search(text)
             while m is not None:  # each key where it starts, the overlapping ones too
-                for key in self._keys_at(m.group(), icase):
-                    candidates.update(self._by_key[key])
+                candidates.update(at[m.group()])
                 m = regex.search(text, m.start() + 1)
-        for i in sorted(candidates):
-            found = self.gated[i].search(line, low)
+        gated = self.gated
+        for i in sorted(candidates):  # Gated.search, inlined: this runs for every line of a log
+            g = gated[i]
+            if not _holds(g.needs, line, low):
+                continue
+            if g.alternatives is not None and not any(_holds(alt, line, low) for alt in g.alternatives):
+                continue
+            found = g.pattern.search(line)
             if found is not None:
                 return i, found
         return None
-
-    def _keys_at(self, found: str, icase: bool) -> Iterator[tuple[str, bool]]:
-        """The keys found at one position: found and every key it starts with."""
-        for end in range(1, len(found) + 1):
-            if (found[:end], icase) in self._by_key:
-                yield found[:end], icase
 
 
 def _key(text: str, icase: bool) -> str:

@@ -163,3 +163,12 @@ def test_gate_over_distinct_lines_keeps_the_same_lines():
     lines = [line for line in REAL if len(line) >= 40][:3000] * 3
     assert _text.gated_lines(lines, gate.lines_in) == gate.lines_in("\n".join(lines))
     _text.forget()
+
+
+def test_literal_is_gated_without_parsing():
+    """textgate.literal(word) is what gated() reads out of the escaped word's own regex."""
+    from tfdoctor.knowledge import vocab
+    from tfdoctor.textgate import literal
+
+    for word in vocab.anchors() or ():
+        assert literal(word) == gated(re.compile(re.escape(word))), word

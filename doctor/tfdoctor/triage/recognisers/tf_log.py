@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from tfdoctor.facts import LogCause
 from tfdoctor.knowledge import vocab
 from tfdoctor.smoke import logmap
-from tfdoctor.textgate import Gate
+from tfdoctor.textgate import Gate, literal
 from tfdoctor.triage.observe import Observation
 from tfdoctor.triage.recognisers._text import EVERY_LINE, Trigger, Walk, _line_indexes, gated_lines
 
@@ -154,7 +154,7 @@ class _Gates:
     def __init__(self) -> None:
         self.patterns = Gate(p for _, p in logmap.PATTERNS)
         words = vocab.anchors()
-        self.vocab = Gate(re.compile(re.escape(w)) for w in words) if words is not None else None
+        self.vocab = Gate(map(literal, words)) if words is not None else None
 
     def lines_to_search(self, lines: Sequence[str]) -> set[int] | None:
         """Indexes of the lines either gate keeps, found over the whole text at once; None: all."""
