@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from helpers import change, healthy, judge
 from tfdoctor.facts import Facts, LibraryFacts
+from tfdoctor.findings import Finding, Severity
 from tfdoctor.fixing.apply import ApplyResult, StepResult
 from tfdoctor.fixing.render import outcome, render_apply
 
@@ -79,3 +81,53 @@ def test_the_preload_fix_on_a_fake_h100_says_what_it_fixed(tmp_path):
     doc = json.loads(after.stdout)
     assert doc["verdict"]["status"] != "problems", after.stdout[-2000:]
     assert {f["severity"] for f in doc["findings"] if f["id"] == "cuda-library-missing"} == {"info"}
+
+
+def _pin_plan(tmp_path: Path, monkeypatch) -> tuple[object, Path]:
+    """A real venv with smallpkg 1.0 and a plan that pins 2.0 (local wheels, no index)."""
+    from fixing_venvs import make_venv, pip
+    from fixing_wheels import build_wheel
+    from tfdoctor.fixing.model import FixPlan, FixStep
+
+    wheels = tmp_path / "wheels"
+    build_wheel(wheels, "smallpkg", "1.0", {"smallpkg/__init__.py": "V = 1\n"})
+    build_wheel(wheels, "smallpkg", "2.0", {"smallpkg/__init__.py": "V = 2\n"})
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    python = make_venv(tmp_path / "venv")
+    pip(python, "smallpkg==1.0")
+    step = FixStep("pin-python-packages", "pip", "pin", ("cuda-library-missing",), (),
+                   args=("smallpkg==2.0",))
+    plan = FixPlan(python, str(tmp_path / "venv"), "venv", "here", "now",
+                   ("cuda-library-missing",), (step,))
+    return plan, next((tmp_path / "venv").glob("lib/python3*/site-packages/smallpkg/__init__.py"))
+
+
+BEFORE = (Finding("cuda-library-missing", Severity.ERROR, "TensorFlow cannot load libcudnn.so.9."),)
+
+
+def test_an_info_finding_new_after_the_apply_does_not_roll_it_back(tmp_path, monkeypatch):
+    """The rollback compared bare ids: any id not there before, an info note included, undid a fix
+    that had made the verdict healthy. Only more problems (warnings, errors) are worse."""
+    from tfdoctor.fixing.apply import apply_plan
+
+    plan, module = _pin_plan(tmp_path, monkeypatch)
+    note = Finding("cuda-library-missing-nvshmem-note", Severity.INFO, "Only XLA's collectives use it.")
+    result = apply_plan(plan, lambda _s: True, lambda _s: False, baseline=BEFORE,
+                        judge=lambda _r: (note,))
+    assert [r.status for r in result.steps] == ["done"] and module.read_text() == "V = 2\n"
+
+
+def test_a_second_problem_of_an_id_already_there_rolls_the_apply_back(tmp_path, monkeypatch):
+    """The other way: one library missing before, two after. By bare ids nothing was new; counted,
+    the apply made things worse and is undone byte for byte."""
+    from tfdoctor.errors import FixError
+    from tfdoctor.fixing.apply import apply_plan
+
+    plan, module = _pin_plan(tmp_path, monkeypatch)
+    worse = (*BEFORE, Finding("cuda-library-missing", Severity.ERROR,
+                              "TensorFlow cannot load libcublas.so.12."))
+    with pytest.raises(FixError, match="made things worse.*cuda-library-missing.*byte for byte"):
+        apply_plan(plan, lambda _s: True, lambda _s: False, baseline=BEFORE, judge=lambda _r: worse)
+    assert module.read_text() == "V = 1\n"

@@ -31,6 +31,7 @@ from cached_envs import (
 )
 from fixing_venvs import freeze, pip
 from helpers import need
+from tfdoctor.findings import Finding, Severity
 
 pytestmark = pytest.mark.slow
 OLD_PROTOBUF = "5.29.5"
@@ -302,7 +303,7 @@ def test_a_new_finding_after_the_apply_rolls_it_back(env: Path):
     assert [s.fix_id for s in plan.steps if s.automatic] == ["pin-python-packages"]
     with pytest.raises(FixError, match="made things worse.*invented-finding.*byte for byte"):
         apply_plan(plan, lambda _s: True, lambda _s: False,
-                   judge=lambda _r: (*plan.findings, "invented-finding"))
+                   judge=lambda _r: (Finding("invented-finding", Severity.ERROR, "Made up."),))
     assert differences(env, before) == []
 
 
@@ -360,7 +361,7 @@ def test_a_disk_full_during_the_rollback_is_reported_then_undo_restores(tmp_path
         plan = FixPlan(python, str(disk / "venv"), "venv", "here", "now", ("old-finding",),
                        (step,))
 
-        def judge(_result: object) -> tuple[str, ...]:
+        def judge(_result: object) -> tuple[Finding, ...]:
             with open(disk / "filler", "wb") as f:  # another process fills the disk
                 try:
                     while True:
@@ -368,7 +369,8 @@ def test_a_disk_full_during_the_rollback_is_reported_then_undo_restores(tmp_path
                         f.flush()
                 except OSError:
                     pass
-            return ("old-finding", "invented-finding")
+            return (Finding("old-finding", Severity.ERROR, "Old."),
+                    Finding("invented-finding", Severity.ERROR, "Made up."))
 
         with pytest.raises(FixError, match="ROLLBACK INCOMPLETE") as failed:
             apply_plan(plan, lambda _s: True, lambda _s: False, judge=judge)

@@ -14,11 +14,13 @@ byte for byte against the backup (manifest.py); a new finding after the apply ro
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tfdoctor.errors import FixError, OutputFileError
+from tfdoctor.findings import Finding
 from tfdoctor.fixing import guard, manifest, pipstate
 from tfdoctor.fixing.journal import Journal, require_latest, restore_files, state_root
 from tfdoctor.fixing.lock import env_lock
@@ -26,13 +28,13 @@ from tfdoctor.fixing.model import FixPlan, FixStep
 from tfdoctor.fixing.planner import pip_commands
 from tfdoctor.fixing.preview import preview_files, script_argv
 from tfdoctor.fixing.proc import Cancelled, CancelToken, run_guarded
-from tfdoctor.fixing.render import undo_command
+from tfdoctor.fixing.render import problem_counts, undo_command
 from tfdoctor.host import CommandResult
 
 Confirm = Callable[[FixStep], bool]
 """Asked before each step; for root steps it must show the commands and ask a person."""
-Judge = Callable[["ApplyResult"], tuple[str, ...]]
-"""After an apply that changed something: the finding ids of a fresh diagnosis."""
+Judge = Callable[["ApplyResult"], tuple[Finding, ...]]
+"""After an apply that changed something: the findings of a fresh diagnosis."""
 
 ROOT_TIMEOUT = 600.0
 
@@ -75,12 +77,14 @@ class FixInterrupted(FixError):
 def apply_plan(plan: FixPlan, confirm: Confirm, confirm_root: Confirm, *,
                allow_root: bool = False, judge: Judge | None = None,
                cancel: CancelToken | None = None, what: str = "tfdoctor fix --apply",
-               baseline: tuple[str, ...] | None = None) -> ApplyResult:
+               baseline: tuple[Finding, ...] | None = None) -> ApplyResult:
     """Run every step that may run, holding the environment's lock.
 
     FixError (after rolling back) when a step fails or the result is worse than before;
     FixInterrupted when `cancel` is set; Busy when another fix runs in the environment.
-    `baseline`: the finding ids before (default: the plan's); the judge's must be a subset.
+    `baseline`: the findings before; the judge's problems (warnings, errors) must be no more, id by
+    id, than its problems, or the apply is rolled back (without it: the plan's finding ids, a saved
+    plan's only record of them). An info finding after, new or not, is no reason to roll back.
     """
     require_finished(plan.prefix)  # even with nothing to do: the environment may be half-done
     if not plan.steps:
@@ -97,14 +101,15 @@ def apply_plan(plan: FixPlan, confirm: Confirm, confirm_root: Confirm, *,
             raise _interrupted(journal, plan, exc) from None
         if judge is not None and result.changed:
             after = judge(result)
-            known = plan.findings if baseline is None else baseline
-            new = [f for f in dict.fromkeys(after) if f not in known]
+            was = Counter(plan.findings) if baseline is None else problem_counts(baseline)
+            now = problem_counts(after)
+            new = [i for i in now if now[i] > was[i]]
             if new:
                 reason = f"new finding(s) after the fix: {', '.join(new)}"
                 problems = _roll_back(journal, plan.python, reason)
                 raise FixError(f"the fix made things worse ({reason}); "
                                + _rollback_words(problems) + f" (journal: {journal.dir})")
-            result = replace(result, after=tuple(after))
+            result = replace(result, after=tuple(f.id for f in after))
         if cancel.is_set() and result.changed:
             raise FixInterrupted(
                 f"stopped by {cancel.reason} after the fix had finished: recorded as applied "

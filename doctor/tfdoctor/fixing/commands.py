@@ -15,6 +15,7 @@ import click
 from tfdoctor.cmdkit import TARGET_DEFAULT
 
 if TYPE_CHECKING:
+    from tfdoctor.findings import Finding
     from tfdoctor.fixing.model import FixPlan, FixStep
     from tfdoctor.report import Report
 
@@ -150,15 +151,15 @@ def _run(plan: FixPlan, before: Report | None, *, do_apply: bool, yes: bool, all
         before = _diagnose(plan.python, None)
     reports: dict[str, Report] = {}
 
-    def judge(result: Any) -> tuple[str, ...]:
-        """The diagnosis after the apply; a finding not there before rolls the apply back."""
+    def judge(result: Any) -> tuple[Finding, ...]:
+        """The diagnosis after the apply; a problem not there before rolls the apply back."""
         reports["after"] = diagnose_after(plan, result)
-        return tuple(f.id for f in reports["after"].findings)
+        return reports["after"].findings
 
     try:
         with interruptible(cancel, note):
             result = apply_plan(plan, confirm, confirm_root, allow_root=allow_root, judge=judge,
-                                cancel=cancel, baseline=tuple(f.id for f in before.findings))
+                                cancel=cancel, baseline=before.findings)
     except FixInterrupted as exc:
         error(str(exc))
         return ExitCode.INTERRUPTED if exc.signal_name == "SIGINT" else ExitCode.TERMINATED

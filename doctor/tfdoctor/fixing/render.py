@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from tfdoctor.findings import Finding, Severity
@@ -58,17 +59,22 @@ def undo_command(python: str) -> str:
     return "tfdoctor fix --undo" + ("" if same else f" --python {shlex.quote(python)}")
 
 
+def problem_counts(findings: Iterable[Finding]) -> Counter[str]:
+    """What is wrong: warnings and errors, counted by id (an info finding notes, it is not wrong)."""
+    return Counter(f.id for f in findings if f.severity is not Severity.INFO)
+
+
 def outcome(before: Sequence[Finding], after: Sequence[Finding]
             ) -> tuple[list[str], list[str], list[str]]:
     """(fixed, still there, new): ids of problems, compared by what is wrong, not by name.
 
-    A problem is a warning or an error. An id that is a problem before and only an info finding
-    after (cuda-library-missing for NVSHMEM, which only XLA's collectives use) is fixed.
+    An id that is a problem before and only an info finding after (cuda-library-missing for
+    NVSHMEM, which only XLA's collectives use) is fixed; one with more problems after than before
+    (a second library missing) is new as well as still there.
     """
-    was = list(dict.fromkeys(f.id for f in before if f.severity is not Severity.INFO))
-    now = list(dict.fromkeys(f.id for f in after if f.severity is not Severity.INFO))
-    return ([i for i in was if i not in now], [i for i in now if i in was],
-            [i for i in now if i not in was])
+    was, now = problem_counts(before), problem_counts(after)
+    return ([i for i in was if not now[i]], [i for i in now if was[i]],
+            [i for i in now if now[i] > was[i]])
 
 
 def _listed(findings: Sequence[Finding]) -> str:

@@ -155,7 +155,7 @@ class PlanApplier:
         result = apply_plan(replace(plan, steps=steps), confirm=lambda _s: True,
                             confirm_root=lambda _s: False, cancel=self._cancel,
                             what="the tfdoctor TUI's apply",
-                            judge=lambda r: tuple(f.id for f in diagnose_after(plan, r).findings))
+                            judge=lambda r: diagnose_after(plan, r).findings)
         lines = [f"{r.fix_id}: {r.status}" + (f" ({r.detail})" if r.detail else "")
                  for r in result.steps]
         journal = (f"journal: {result.journal} (undo: u here, or {undo_command(plan.python)})"
