@@ -155,6 +155,8 @@ class _Gates:
         self.patterns = Gate(p for _, p in logmap.PATTERNS)
         words = vocab.anchors()
         self.vocab = Gate(map(literal, words)) if words is not None else None
+        # Both in one gate for the whole-text search: one scan of the text instead of two
+        self.both = Gate([*self.patterns.gated, *self.vocab.gated]) if self.vocab is not None else None
 
     def lines_to_search(self, lines: Sequence[str]) -> set[int] | None:
         """Indexes of the lines either gate keeps, found over the whole text at once; None: all."""
@@ -162,13 +164,11 @@ class _Gates:
 
     def lines_in(self, text: str) -> set[int] | None:
         """lines_to_search for lines already joined by "\\n"."""
-        keyed = self.patterns.lines_in(text)
-        extra = self.vocab.lines_in(text) if self.vocab is not None else None
-        if keyed is None or extra is None:
+        keyed = self.both.lines_in(text) if self.both is not None else None
+        if keyed is None:
             return None
-        log: set[int] = set()
-        _line_indexes(text, _LOG_LINE_WIDER, log)
-        return keyed | extra | log
+        _line_indexes(text, _LOG_LINE_WIDER, keyed)
+        return keyed
 
     def any_match(self, line: str) -> bool:
         # the pattern gate last: logmap.recognise searches it again on a line it lets through
