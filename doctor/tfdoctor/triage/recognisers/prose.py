@@ -83,13 +83,15 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     # every line made long tickets slow (issue 21).
     # (The gate reads the raw lines: what a cleaned line holds, its raw line holds too.)
     keyed = gated_lines(lines, _CLAIM_GATE.lines_in)
-    prose = [(i + 1, line, low) for i in (range(len(lines)) if keyed is None else sorted(keyed))
+    # (number, line) only: a folded copy of every line kept is a hundred MB of an 8 MiB ticket
+    prose = [(i + 1, line) for i in (range(len(lines)) if keyed is None else sorted(keyed))
              if len(lines[i]) <= MAX_LINE and (line := clean(lines[i])) and len(line) <= 2000
-             and not _PROGRAM_LINE.search(line, low := folded(line))]
+             and not _PROGRAM_LINE.search(line, folded(line))]
+    del keyed
     # "wsl2 in windows 11": Windows hosts WSL, whose TensorFlow is Linux's, wherever it is said
-    wsl = any(_WSL.search(line, low) for _, line, low in prose)
-    for number, line, low in prose:
-        for path, value in _claims(line, low, done):
+    wsl = any(_WSL.search(line, folded(line)) for _, line in prose)
+    for number, line in prose:
+        for path, value in _claims(line, folded(line), done):
             if wsl and (path, value) == ("platform.system", "Windows"):
                 continue
             if path == "intent.gpu" and value == "GPU":
