@@ -172,3 +172,16 @@ def test_literal_is_gated_without_parsing():
 
     for word in vocab.anchors() or ():
         assert literal(word) == gated(re.compile(re.escape(word))), word
+
+
+def test_log_lines_found_line_by_line_or_over_the_text_alike():
+    """tf_log finds the lines of the log format one by one where few lines hold "]", over the
+    whole text where many do: the same lines either way."""
+    from tfdoctor.triage.recognisers import _text
+
+    for text in ("\n".join(REAL), "\n".join(line for line in REAL if "]" not in line) + "\nE a.cc:1] x"):
+        whole: set[int] = set()
+        _text.regex_lines(text, tf_log._LOG_LINE_WIDER, whole)
+        found: set[int] = set()
+        tf_log._log_lines(text, found)
+        assert found == whole and whole

@@ -123,7 +123,7 @@ def forget() -> None:
     _last = (None, 0, "", [], [], {})
 
 
-def _line_indexes(text: str, regex: re.Pattern[str], out: set[int]) -> None:
+def regex_lines(text: str, regex: re.Pattern[str], out: set[int]) -> None:
     """Add the indexes of the lines of text where regex finds a match (its leftmost match from a
     line's start starts in that line whenever the line holds one)."""
     line = last = 0
@@ -136,7 +136,7 @@ def _line_indexes(text: str, regex: re.Pattern[str], out: set[int]) -> None:
         m = regex.search(text, after + 1) if after >= 0 else None
 
 
-def _literal_lines(text: str, literal: str, out: set[int]) -> None:
+def literal_lines(text: str, literal: str, out: set[int]) -> None:
     """Add the indexes of the lines of text holding literal (str.find: many times a regex's speed)."""
     line = last = 0
     at = text.find(literal)
@@ -164,15 +164,15 @@ class Trigger:
         text, _long, low, _memo = _ticket(lines)
         out: set[int] = set()
         for literal in self.literals:
-            _literal_lines(text, literal, out)
+            literal_lines(text, literal, out)
         if self.folded and not low:
             from tfdoctor.textgate import folded
 
             low.append(folded(text))
         for literal in self.folded:
-            _literal_lines(low[0], literal, out)
+            literal_lines(low[0], literal, out)
         if self.regex is not None:
-            _line_indexes(text, self.regex, out)
+            regex_lines(text, self.regex, out)
         return sorted(out)
 
 

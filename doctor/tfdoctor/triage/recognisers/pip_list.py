@@ -32,10 +32,11 @@ _WHEEL_VERSION = re.compile(r"/[A-Za-z0-9_.]+-(\d[\w.!+]{0,100})-[^/]*\.whl$")
 _REQUIREMENT = re.compile(r"[A-Za-z0-9][\w.-]*\s*(?:\[[^\]]*\])?\s*(?:[<>~!]=?|===?)")
 # Outside a listing, only these lines are read: a row (a name, then a version or "==" / " @ "), a
 # header, `pip show`, a requirement (<, >, =) and a listing command. A row's version follows a
-# space and is not digits only (_kind_of: those are lsmod sizes and counts), so a digit run in it
-# ends at a character that is neither a digit nor a space.
+# space, is not digits only (_kind_of: those are lsmod sizes and counts) and ends the line or
+# comes before a space (or legacy `pip list`'s ")"): "run 12," in prose is none. Each part of the
+# regex scans a token once, so it stays linear on any line.
 _TRIGGER = Trigger(("=", "<", ">", " @ ", "Version:", "Name", "Package", "packages in environment at", "list", "freeze"),
-                   regex=re.compile(r"[^\S\n]\(?\d+[^\d\s]"))
+                   regex=re.compile(r"[^\S\n]\(?(?=\d+(?:[^\W\d]|[.!+-]))\d[\w.!+-]*(?=[\s)]|\Z)"))
 _LISTING_COMMAND = re.compile(r"(?:^|\s)(?:pip3?|python3?\s+-m\s+pip|uv\s+pip|conda|mamba)\s+(list|freeze)\b")
 
 TF_DISTRIBUTIONS = frozenset(

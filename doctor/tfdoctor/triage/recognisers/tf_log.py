@@ -18,7 +18,14 @@ from tfdoctor.knowledge import vocab
 from tfdoctor.smoke import logmap
 from tfdoctor.textgate import Gate, literal
 from tfdoctor.triage.observe import Observation
-from tfdoctor.triage.recognisers._text import EVERY_LINE, Trigger, Walk, _line_indexes, gated_lines
+from tfdoctor.triage.recognisers._text import (
+    EVERY_LINE,
+    Trigger,
+    Walk,
+    gated_lines,
+    literal_lines,
+    regex_lines,
+)
 
 NAME = "tensorflow log"
 
@@ -167,12 +174,26 @@ class _Gates:
         keyed = self.both.lines_in(text) if self.both is not None else None
         if keyed is None:
             return None
-        _line_indexes(text, _LOG_LINE_WIDER, keyed)
+        _log_lines(text, keyed)
         return keyed
 
     def any_match(self, line: str) -> bool:
         # the pattern gate last: logmap.recognise searches it again on a line it lets through
         return _log_line(line) or vocab.could_match(line) or self.patterns.any_match(line)
+
+
+def _log_lines(text: str, out: set[int]) -> None:
+    """Add the lines of text where _LOG_LINE_WIDER matches. A line of the log format holds "]"
+    or "ERROR:"; where few lines do (prose, a pip list), they are searched one by one instead of
+    the whole text (whose every "E", "W" and "F" the regex tries)."""
+    if (text.count("]") + text.count("ERROR:")) * 300 > len(text):
+        regex_lines(text, _LOG_LINE_WIDER, out)
+        return
+    found: set[int] = set()
+    literal_lines(text, "]", found)
+    literal_lines(text, "ERROR:", found)
+    lines = text.split("\n") if found else []
+    out.update(i for i in found if _LOG_LINE_WIDER.search(lines[i]))
 
 
 def _log_line(line: str) -> bool:
