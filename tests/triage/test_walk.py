@@ -71,3 +71,14 @@ def test_trigger_finds_literals_in_the_raw_line():
     lines = ["2024-01-01 00:00:00.0: KEY", "> > KEY KEY", "none", "KEY"]
     assert Trigger(("KEY",)).lines(lines) == [0, 1, 3]
     _text.forget()
+
+
+def test_a_literal_on_most_lines_is_found_line_by_line_alike():
+    """Once a trigger's literal is on most lines it is looked for line by line: the same lines."""
+    lines = [f"v{i}" if i % 3 else f"x{i}" for i in range(5000)] + ["x"] * 100 + ["a v"]
+    text = "\n".join(lines)
+    one_by_one: set[int] = set()
+    _text.literal_lines(text, "v", one_by_one, lines)
+    over_text: set[int] = set()
+    _text.literal_lines(text, "v", over_text)
+    assert one_by_one == over_text == {i for i, line in enumerate(lines) if "v" in line}
