@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import Any
 
 from tfdoctor.triage.observe import Observation
@@ -92,6 +93,7 @@ def parse_row(t: str, kind: str) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
+@lru_cache(maxsize=1 << 16)  # a pasted log repeats its lines; three regexes per line
 def _kind_of(t: str) -> str | None:
     """The kind of a headerless listing row; versions of digits only are lsmod sizes, counts, prose."""
     if not (t[:1].isalnum() or t[:1] == "_"):
