@@ -81,22 +81,23 @@ _MEMO = 100_000
 lines it reads; a log repeats its lines)."""
 
 
-def joined(lines: Sequence[str]) -> str:
-    """The raw lines joined by "\\n" (the last ticket's text is reused)."""
-    return _ticket(lines)[0]
-
-
 def _ticket(lines: Sequence[str]) -> tuple[str, list[int], list[str], dict[str, str]]:
-    """The joined text, the indexes of the lines over MAX_LINE (which no recogniser reads), a
-    slot for the text folded (textgate.folded), made when first asked for, and the cleaned text
-    of the distinct lines read so far."""
+    """The joined text, the indexes of the lines over MAX_LINE, a slot for the text folded
+    (textgate.folded), made when first asked for, and the cleaned text of the distinct lines
+    read so far."""
     global _last
     seen, length, text, long, low, memo = _last
     if seen is lines and length == len(lines):
         return text, long, low, memo
-    text = "\n".join(lines)
     # in C: a regex for a long line would scan each line once per position
     long = list(compress(range(len(lines)), map(MAX_LINE.__lt__, map(len, lines))))
+    if long:  # no search needs to read megabytes no recogniser reads
+        readable = list(lines)
+        for i in long:
+            readable[i] = ""
+        text = "\n".join(readable)
+    else:
+        text = "\n".join(lines)
     _last = (lines, len(lines), text, long, [], {})
     return text, long, _last[4], _last[5]
 
@@ -108,14 +109,15 @@ def gated_lines(lines: Sequence[str], find: Callable[[str], set[int] | None]) ->
     text = _ticket(lines)[0]
     if len(text) < 40 * len(lines):  # short lines: finding the distinct ones costs what it saves
         return find(text)
-    distinct = list(dict.fromkeys(lines))
+    readable = text.split("\n") if _ticket(lines)[1] else lines
+    distinct = list(dict.fromkeys(readable))
     if len(distinct) * 2 > len(lines):
         return find(text)
     found = find("\n".join(distinct))
     if found is None:
         return None
     keep = {distinct[i] for i in found}
-    return set(compress(range(len(lines)), map(keep.__contains__, lines)))
+    return set(compress(range(len(lines)), map(keep.__contains__, readable)))
 
 
 def forget() -> None:
