@@ -41,8 +41,9 @@ _OS_WINDOWS = re.compile(r"(?:microsoft\s+)?win(?:dows?)?(?:\s*(?:10|11|server)\
 _CUDA_NAMED = re.compile(r"\bcuda[\s_-]*(?:toolkit\s*)?v?(\d{1,2}\.\d)", re.I)
 _CUDA_FIRST = re.compile(r"[\s`'\"*]*v?(\d{1,2}\.\d)(?![\d])")
 _LOOKAHEAD = 12
-# Every line recognise reads holds one of these (a "v" for "version" and "v2.3.0-54-g...")
-_TRIGGER = Trigger(("v", "V", "unknown", "is_cuda_build", "_capabilities", "is_built_with_cuda()"), ("platform",))
+# Every line recognise acts on holds one of these ("v2.3.0-54-g... 2.3.1" a "v" and a digit)
+_TRIGGER = Trigger(("version", "Version", "VERSION", "unknown", "is_cuda_build", "_capabilities",
+                    "is_built_with_cuda()"), ("platform",), re.compile(r"v\d"))
 
 
 def _obs(path: str, value: Any, line: int) -> Observation:
