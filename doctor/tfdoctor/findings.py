@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
@@ -32,9 +34,22 @@ class CheckStatus(str, Enum):
     CRASHED = "crashed"
 
 
+class Command(str):
+    """A command as the user sees it (one line, quoted for a POSIX shell) that keeps the argv it was
+    made from: the fix planner runs `argv`, never a parse of the shown string."""
+
+    argv: tuple[str, ...]
+
+    def __new__(cls, argv: Sequence[str]) -> Command:
+        made = super().__new__(cls, shlex.join(argv))
+        made.argv = tuple(argv)
+        return made
+
+
 @dataclass(frozen=True, slots=True)
 class Remediation:
-    """A machine-usable fix: the fix id (a script in fixes/ or a manual recipe) and exact commands."""
+    """A machine-usable fix: the fix id (a script in fixes/ or a manual recipe) and exact commands
+    (a `Command` where a program runs, so its argv travels with it)."""
 
     fix_id: str
     commands: tuple[str, ...] = ()

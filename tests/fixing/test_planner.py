@@ -136,3 +136,31 @@ def test_undo_hint_is_the_exact_command() -> None:
     assert undo_command(sys.executable) == "tfdoctor fix --undo"
     want = "tfdoctor fix --undo --python '/home/me/my env/bin/python'"
     assert undo_command("/home/me/my env/bin/python") == want
+
+
+def test_the_planner_runs_the_commands_argv_and_never_parses_a_shown_string():
+    """A pip fix travels as a Command (its shown line and its argv); the planner takes the argv.
+    A requirement with shell characters comes through exactly; a remediation whose commands are
+    only text (nothing says what they run) stays a manual step, not a guess from the string."""
+    from dataclasses import replace
+
+    from tfdoctor.findings import Command, Finding, Remediation, Severity
+    from tfdoctor.report import Report
+
+    facts = healthy()
+    python = facts.python.executable
+    odd = "numpy>=1.26.0; python_version >= '3.9'"
+    typed = Remediation("pin-python-packages", (Command([python, "-m", "pip", "install", odd]),))
+    shown = "'numpy>=1.26.0; python_version >= '\"'\"'3.9'\"'\"''"  # shlex's quoting
+    assert typed.commands[0] == f"{python} -m pip install {shown}"
+    text = Remediation("pin-python-packages", (f"{python} -m pip install protobuf==5.29.0",))
+    base = judge(facts)
+
+    def plan_for(remediation: Remediation) -> FixStep:
+        finding = Finding("package-out-of-range", Severity.ERROR, "x", remediation=remediation)
+        report = Report(base.facts, base.config, base.outcomes, (finding,))
+        return next(s for s in plan_fixes(report).steps if s.fix_id == "pin-python-packages")
+
+    assert plan_for(typed).args == (odd,) and plan_for(typed).automatic
+    assert not plan_for(text).automatic and not plan_for(text).args
+    assert replace(typed).commands[0].argv[-1] == odd  # a copied record keeps its argv

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Iterable
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor.facts import Facts, GpuFacts
-from tfdoctor.findings import Remediation
+from tfdoctor.findings import Command, Remediation
 
 TF_INSTALL = "https://www.tensorflow.org/install/pip"
 TF_SOURCE = "https://www.tensorflow.org/install/source#gpu"
@@ -48,14 +47,13 @@ def nvidia_wheel(name: str, facts: Facts) -> str:
     return f"{name}-cu{major}"
 
 
-def pip_install(facts: Facts, *requirements: str, extra: Iterable[str] = ()) -> str:
+def pip_install(facts: Facts, *requirements: str, extra: Iterable[str] = ()) -> Command:
     """`"<target python>" -m pip install ...`, quoted for a POSIX shell; never a bare pip."""
-    args = [facts.python.executable, "-m", "pip", "install", *extra, *requirements]
-    return shlex.join(args)
+    return Command([facts.python.executable, "-m", "pip", "install", *extra, *requirements])
 
 
-def pip_uninstall(facts: Facts, *names: str) -> str:
-    return shlex.join([facts.python.executable, "-m", "pip", "uninstall", "-y", *names])
+def pip_uninstall(facts: Facts, *names: str) -> Command:
+    return Command([facts.python.executable, "-m", "pip", "uninstall", "-y", *names])
 
 
 def parse_visible_devices(value: str, gpus: tuple[GpuFacts, ...]) -> tuple[list[int], str | None]:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 
 from tfdoctor.facts import Facts
-from tfdoctor.findings import Finding
+from tfdoctor.findings import Command, Finding
 from tfdoctor.fixing.model import FixPlan, FixStep, this_host
 from tfdoctor.fixing.scripts import load_manual, script_for
 from tfdoctor.report import Report
@@ -95,11 +95,14 @@ def _pip_step(f: Finding, facts: Facts, summary: str, reversible: bool) -> FixSt
 
 
 def _args_from_commands(commands: tuple[str, ...], python: str) -> tuple[str, ...] | None:
-    """`"<python>" -m pip uninstall -y A` / `... install ARGS` -> `--remove A ARGS`."""
+    """`"<python>" -m pip uninstall -y A` / `... install ARGS` -> `--remove A ARGS`, from each
+    command's own argv (checks make them as `Command`s); a command without one stays manual."""
     removes: list[str] = []
     install: list[str] = []
     for command in commands:
-        argv = shlex.split(command)
+        if not isinstance(command, Command):
+            return None
+        argv = list(command.argv)
         if argv[:3] != [python, "-m", "pip"] or len(argv) < 5:
             return None
         if argv[3] == "uninstall":
@@ -134,8 +137,9 @@ def _hook_options(f: Finding, facts: Facts, hook: dict[str, list[str]]) -> None:
     ev = f.evidence
     fix = f.remediation.fix_id if f.remediation else ""
     if fix == HOOK:
-        copies = ev.get("library.other_copies", "").split(", ")
-        pip_copies = [p for p in copies if "/nvidia/" in p]
+        # The library's own facts, not the evidence's "a, b" text (the check joined it for people).
+        lib = next((x for x in facts.libraries if x.soname == ev.get("library.soname")), None)
+        pip_copies = [p for p in (lib.other_copies if lib else ()) if "/nvidia/" in p]
         if preload_site(facts) is not None:
             hook["preload"] += pip_copies[:1]
         else:
