@@ -9,7 +9,7 @@ these (share/redact.py), as `report` redacts a live run with this machine's own 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from tfdoctor.share.redact import Identity, tf_config_hosts
 from tfdoctor.share.secrets import secret_env_values
@@ -18,6 +18,10 @@ from tfdoctor.share.secrets import secret_env_values
 # capitals, as environment variables are (a lower-case token=... is scrub_secrets' to find).
 _ASSIGN = re.compile(r"(?<![\w$.-])([A-Z_][A-Z0-9_]{0,60})[ \t]?=[ \t]?"
                      r"(\"[^\"\n]{1,5000}\"|'[^'\n]{1,5000}'|[^\s\"']{1,5000})")
+# An assignment's name ends at most 62 characters before its "=" (61, then a space or a tab); where
+# few characters are "=", _ASSIGN is matched only from there: searched over a log, it starts at
+# every capital letter (issue 21).
+_NAME_BEFORE = re.compile(r"(?<![\w$.-])[A-Z_][A-Z0-9_]{0,60}[ \t]?\Z")
 # A shell prompt: user@host: followed by a path ("zoe@gpu-node-7:~/src$"). Found from its "@" (re
 # skips to it at C speed), the user read backwards from there.
 _AT_HOST = re.compile(r"@([A-Za-z0-9][A-Za-z0-9.-]{0,62}):[~/]")
@@ -35,7 +39,7 @@ def ticket_identity(texts: Sequence[str]) -> Identity:
     homes: list[str] = []
     for text in texts:
         if "=" in text:
-            for m in _ASSIGN.finditer(text):
+            for m in _assignments(text):
                 name, value = m.group(1), m.group(2).strip("\"'")
                 values.setdefault(name, value)
                 if name.upper() in _USERS:
@@ -62,3 +66,22 @@ def ticket_identity(texts: Sequence[str]) -> Identity:
         homes=tuple(dict.fromkeys(h.rstrip("/\\") for h in homes if h.rstrip("/\\") not in ("", "/root"))),
         secrets=secret_env_values(values),
     )
+
+
+def _assignments(text: str) -> Iterator[re.Match[str]]:
+    """_ASSIGN.finditer(text), each match found from its "=": its name is the run of name
+    characters that ends there (a start inside the run fails the look-behind)."""
+    if text.count("=") * 160 > len(text):  # many "=": the plain search is as quick
+        yield from _ASSIGN.finditer(text)
+        return
+    pos = 0  # where the previous match ended: matches never overlap
+    eq = text.find("=")
+    while eq >= 0:
+        name = _NAME_BEFORE.search(text, max(0, eq - 64), eq)
+        m = _ASSIGN.match(text, name.start()) if name and name.start() >= pos else None
+        if m is not None:
+            yield m
+            pos = m.end()
+            eq = text.find("=", pos)
+        else:
+            eq = text.find("=", eq + 1)
