@@ -320,6 +320,8 @@ def test_r_and_escape_do_nothing_during_a_real_apply(broken_venv: Path, tmp_path
     _apply_in_the_tui(child)
     wait_for(marks / "paused")
     child.expect("running step 1 of 1: pin-python-packages")  # the applier's live line
+    # pip's own lines, live while pip is paused mid-install (run_guarded's line callback)
+    child.expect(r"Installing collected packages|Collecting |Attempting uninstall")
     child.send("r")
     child.send("\x1b")
     # (The ticking clock is asserted through Pilot: a terminal redraw writes only its digit.)

@@ -11,15 +11,18 @@ install on its own. SIGINT and SIGTERM during an apply set a cancel event (see
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
+from typing import IO
 
 from tfdoctor.children import reap, spawn, token_of, wait_exited
 from tfdoctor.host import CommandResult
@@ -44,6 +47,14 @@ WATCHDOG = (
 )
 TERM_GRACE = 3.0
 """Seconds pip gets after SIGTERM to leave before SIGKILL (it cleans its temp directories)."""
+
+OnLine = Callable[[str], None]
+"""Told each line of a command's output as the command writes it (without its newline)."""
+ON_LINE: ContextVar[OnLine | None] = ContextVar("tfdoctor_on_line", default=None)
+"""The line callback of run_guarded calls that pass none: set around an apply in the thread that
+runs it (the TUI shows pip's output live without every layer between passing it down)."""
+LINE_LIMIT = 500
+"""Characters of one line passed on (a package listing's JSON is one very long line)."""
 
 
 class Cancelled(Exception):
@@ -78,23 +89,32 @@ class CancelToken:
 
 
 def run_guarded(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-                cancel: CancelToken | None = None, log: Path | None = None) -> CommandResult:
+                cancel: CancelToken | None = None, log: Path | None = None,
+                on_line: OnLine | None = None) -> CommandResult:
     """Run argv in its own process group with a watchdog; output goes to a file, not pipes.
 
     Cancelled when `cancel` is set while it runs (the group is stopped first: SIGTERM, then
     SIGKILL after TERM_GRACE). `log` receives the output (appended); without it a temporary file.
+    `on_line` (else ON_LINE's) is told each output line while the command runs, read back from
+    that file every tenth of a second in this thread.
     """
+    tell = on_line or ON_LINE.get()
+    if tell is not None:  # Python children (pip) write to a file in blocks unless told not to
+        env = {**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}
     with tempfile.TemporaryFile() as out:
         try:
             proc = spawn(argv, stdout=out, stderr=out, env=env)
         except OSError as exc:
             return CommandResult(tuple(argv), None, "", "", error=exc.strerror or str(exc))
         watchdog = _watchdog(proc.pid, token_of(proc) or "")
+        follow = _Follow(out, tell) if tell is not None else None
         try:
-            code, timed_out = _wait(proc, timeout, cancel)
+            code, timed_out = _wait(proc, timeout, cancel, follow)
         finally:
             reap(proc)  # what the command left behind
             _dismiss(watchdog)
+            if follow is not None:
+                follow(final=True)
         out.seek(0)
         text = out.read().decode("utf-8", errors="replace")
     if log is not None:
@@ -105,10 +125,40 @@ def run_guarded(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
     return CommandResult(tuple(argv), None if timed_out else code, text, "", timed_out=timed_out)
 
 
-def _wait(proc: subprocess.Popen[bytes], timeout: float,
-          cancel: CancelToken | None) -> tuple[int | None, bool]:
+class _Follow:
+    """Reads what a command has written to its output file since the last call (pread: the
+    file's offset is left alone) and tells each complete line; the rest waits for its newline."""
+
+    def __init__(self, out: IO[bytes], tell: OnLine) -> None:
+        self.fd, self.tell, self.offset, self.partial = out.fileno(), tell, 0, b""
+
+    def __call__(self, final: bool = False) -> None:
+        while chunk := os.pread(self.fd, 65536, self.offset):
+            self.offset += len(chunk)
+            *lines, self.partial = (self.partial + chunk).split(b"\n")
+            for line in lines:
+                self._tell(line)
+        if final and self.partial:
+            self._tell(self.partial)
+            self.partial = b""
+
+    def _tell(self, line: bytes) -> None:
+        try:
+            self.tell(line.decode("utf-8", errors="replace").rstrip("\r")[:LINE_LIMIT])
+        except Exception:  # noqa: BLE001  (a broken viewer never breaks the apply it watches)
+            self.tell = _ignore
+
+
+def _ignore(_line: str) -> None:
+    """What a line callback that raised is replaced with."""
+
+
+def _wait(proc: subprocess.Popen[bytes], timeout: float, cancel: CancelToken | None,
+          follow: _Follow | None = None) -> tuple[int | None, bool]:
     deadline = time.monotonic() + timeout
     while True:
+        if follow is not None:
+            follow()
         if wait_exited(proc, 0.1):
             reap(proc)
             return proc.returncode, False

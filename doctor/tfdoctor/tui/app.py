@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,11 @@ class DoctorApp(App[None]):
         terminal), and whether the fix changed it (then the report is from before the fix)."""
         self._old_sigterm: Any = None
         self.exported: Path | None = None
+        self.fix_lines: deque[str] = deque(maxlen=200)
+        """The running apply's commands' output, line by line as written (pip's, live)."""
+        self.fix_status = ""
+        """The applier's own account of the running apply (its output(): the step running now,
+        the finished commands' logs), read by a worker thread, never on the UI thread."""
 
     def on_mount(self) -> None:
         from tfdoctor.tui.screens.main import MainScreen
@@ -132,8 +138,8 @@ class DoctorApp(App[None]):
         worker = event.worker
         if event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
-        if worker.group == "fixes":
-            return
+        if worker.group != "diagnosis":
+            return  # the fix, its status reader: only a diagnosis makes a report
         if event.state is WorkerState.SUCCESS:
             self.report = worker.result
         elif event.state is WorkerState.ERROR:
@@ -253,10 +259,34 @@ class DoctorApp(App[None]):
     def _start_fix(self, action: str, target: Any, fix_ids: list[str]) -> None:
         # The result shown from now on is this operation's: the previous one's is dropped.
         self.fix_summary, self.fix_started = None, time.monotonic()
+        self.fix_lines.clear()
+        self.fix_status = ""
         self.fixing = action
         self.refresh_bindings()
         self._guard_sigterm(True)
         self._run_applier(action, target, fix_ids)
+        self._follow_applier()
+
+    @work(thread=True, group="fix-status", exit_on_error=False)
+    def _follow_applier(self) -> None:
+        """While the apply or undo runs: the applier's output() (it reads the journal) every
+        quarter second, off the UI thread."""
+        output = getattr(self.applier, "output", None)
+        while callable(output) and self.fixing is not None:
+            text = output()
+            if text != self.fix_status:
+                self.call_from_thread(self._set_fix_status, text)
+            time.sleep(0.25)
+
+    def _set_fix_status(self, text: str) -> None:
+        self.fix_status = text
+
+    def _fix_line(self, line: str) -> None:
+        """A line a command of the running apply wrote (called in the apply's thread)."""
+        self.call_from_thread(self._add_fix_line, line)
+
+    def _add_fix_line(self, line: str) -> None:
+        self.fix_lines.append(line)
 
     def _guard_sigterm(self, on: bool) -> None:
         """While a fix runs, SIGTERM is the quit key: stop, wait for the restore, then exit
@@ -276,12 +306,17 @@ class DoctorApp(App[None]):
 
     @work(thread=True, group="fixes", exit_on_error=False)
     def _run_applier(self, action: str, target: Any, fix_ids: list[str]) -> None:
+        from tfdoctor.fixing.proc import ON_LINE
+
         applier: Any = self.applier
+        live = ON_LINE.set(self._fix_line)  # every command the apply runs, line by line
         try:
             summary = applier(target, fix_ids) if action == "apply" else applier.undo(target)
             self.post_message(FixesDone(action, str(summary)))
         except Exception as exc:  # noqa: BLE001  (a failed fix is shown, never a crash)
             self.post_message(FixesDone(action, str(exc) or type(exc).__name__, failed=True))
+        finally:
+            ON_LINE.reset(live)
 
     def on_fixes_done(self, message: FixesDone) -> None:
         self.fix_summary, self.fixing = message, None

@@ -93,3 +93,19 @@ def installed_changes(before: dict[str, str], after: dict[str, str]) -> list[str
     names = sorted(set(before) | set(after))
     return [f"{n} {before.get(n, 'not installed')} -> {after.get(n, 'removed')}"
             for n in names if before.get(n) != after.get(n)]
+
+
+def progress_lines(status: str, live: list[str]) -> list[Content]:
+    """What a running apply shows under its clock: the applier's status line (the step running
+    now), then the commands' output framed as pip frames a child's, the last OUTPUT_LINES of it:
+    the lines as they are written when there are any, else the finished commands' logs."""
+    head, _, logs = status.partition("\n")
+    if head.startswith("$ "):  # an applier whose output() is all log, no status line
+        head, logs = "", status
+    lines = live or logs.splitlines()
+    parts = [Content.styled(head, "bold")] if head else []
+    if lines:
+        parts.append(Content.styled("\n".join([f"[{len(lines)} lines of output]",
+                                               *lines[-OUTPUT_LINES:], "[end of output]"]),
+                                    "$text-muted"))
+    return parts

@@ -19,11 +19,11 @@ from textual.widgets.selection_list import Selection
 
 from tfdoctor.render_text import headline
 from tfdoctor.tui.fixview import (
-    OUTPUT_LINES,
     causes,
     installed_changes,
     numbers,
     once,
+    progress_lines,
     styled_step,
     tags,
     version_changes,
@@ -258,12 +258,7 @@ class FixScreen(Screen[None]):
         parts = [Content.styled(
             f"\n{'Applying' if action == 'apply' else 'Undoing'} ... {elapsed:.0f} s (keys are "
             "disabled; q waits for the environment to be restored)", "bold $text-warning")]
-        output = getattr(app.applier, "output", None)
-        lines = (output() if callable(output) else "").splitlines()
-        if lines:
-            parts.append(Content.styled("\n".join([f"[{len(lines)} lines of output]",
-                                                   *lines[-OUTPUT_LINES:], "[end of output]"]),
-                                        "$text-muted"))
+        parts += progress_lines(app.fix_status, list(app.fix_lines))
         # query, not query_one: the screen may be recomposing (the plan refreshed) right now.
         for widget in self.query("#fix-progress").results(Static):
             widget.update(Content("\n").join(parts))
