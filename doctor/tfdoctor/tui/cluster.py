@@ -7,7 +7,9 @@ Like the main TUI, only this package imports textual, and importing tfdoctor.tui
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from textual import work
@@ -18,6 +20,7 @@ from textual.worker import Worker, WorkerState
 
 LoadDocument = Callable[[], dict[str, Any]]
 """Makes (or reads) the cluster document; runs in a thread worker."""
+DEFAULT_EXPORT = "tfdoctor-cluster.json"
 
 
 class ClusterApp(App[None]):
@@ -29,6 +32,7 @@ class ClusterApp(App[None]):
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("question_mark", "help", "Help"),
+        Binding("e", "export", "Export"),
     ]
 
     document: reactive[dict[str, Any] | None] = reactive(None, always_update=True, init=False)
@@ -79,6 +83,39 @@ class ClusterApp(App[None]):
         self.push_screen(HelpScreen(sections, badges=False, about=(
             "The cluster verdict is on top; then one row per worker (the straggler marked), the "
             "all-reduce sizes, the cluster findings and the highlighted one's detail.")))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "export":
+            return True if self.document is not None else None
+        return True
+
+    def watch_document(self) -> None:
+        self.refresh_bindings()
+
+    def action_export(self) -> None:
+        """Save the cluster document as JSON (what `tfdoctor cluster --json` prints, and what
+        `--replay` reads back)."""
+        from tfdoctor.tui.screens.save import SaveScreen
+
+        doc = self.document
+        if doc is None:
+            return
+
+        def write(path: Path) -> Path:
+            from tfdoctor.tui.seams import write_export
+
+            write_export(path, json.dumps(doc, indent=2) + "\n")
+            return path
+
+        self.push_screen(SaveScreen(
+            "Export the cluster report (JSON; tfdoctor cluster --replay reads it)",
+            DEFAULT_EXPORT, write, "It names hosts, GPUs and versions: share it with care."),
+            self._exported)
+
+    def _exported(self, path: Path | None) -> None:
+        if path is not None:
+            self.notify(f"Saved {path.absolute()} (readable by you only)", title="Export",
+                        markup=False)
 
     async def action_quit(self) -> None:
         """Quit; while the job runs, its workers are killed first (no process left behind)."""

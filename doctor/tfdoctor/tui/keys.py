@@ -26,6 +26,7 @@ ACTION_HELP = {
     "app.facts_filter": "facts, with the search box focused",
     "app.fixes": "fix plan: review, apply (with confirmation), undo",
     "app.export": "export the support report (Markdown and JSON) to a file",
+    "export": "export the cluster report (JSON, as --json prints it) to a file",
     "filter": "filter the lists here: type; Enter keeps it, Escape clears it",
     "clear": "clear the filter",
     "search": "search the facts (path or value)",
