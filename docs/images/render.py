@@ -22,7 +22,6 @@ sys.path[:0] = [str(HERE.parents[1] / "tests")]
 from rich.console import Console  # noqa: E402
 from tfdoctor.render_text import render_text  # noqa: E402
 from tfdoctor.tui.app import make_app  # noqa: E402
-
 from tui.kit import FakeApplier, Loader, pin_and_root_report, problems_report, settle  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
