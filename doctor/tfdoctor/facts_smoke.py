@@ -142,7 +142,10 @@ class SmokeFacts:
     """Why no NVML samples were taken, e.g. "NVMLError_LibraryNotFound: ..."; None when sampling worked or was
     not needed."""
     survivors: tuple[int, ...] = ()
-    """Pids of the child's process group still alive after the run (must stay empty)."""
+    """Pids that outlived SIGKILL when the run ended: the child's process group and everything it
+    started, found by the token in their environment (a `setsid` daemon too) or by holding the
+    child's output pipes (must stay empty; a process in uninterruptible sleep is the only expected
+    case)."""
     output_dropped: int = 0
     """Characters of the child's output read and dropped beyond the 8 MiB kept per stream."""
 
