@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from tfdoctor.findings import CheckStatus
 from tfdoctor.knowledge import catalogue
+from tfdoctor.smoke.logmap import HARMLESS
 
 if TYPE_CHECKING:
     from tfdoctor.report import AskFor, Report
@@ -107,8 +108,8 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
     total = len(report.outcomes) or 1
     # What the report already points at comes first: the facts that would confirm its findings.
     pointed = [f for f in report.findings if not f.caused_by]
-    if report.facts.smoke is None and not report.facts.known("cuda_driver"):
-        scores[_command("cuda_driver")] = 8.0  # no TensorFlow log at all: worth asking early
+    if _no_log(report) and not report.facts.known("cuda_driver"):
+        scores[_command("cuda_driver")] = 8.0  # no TensorFlow log that says anything: ask early
         facts_of[_command("cuda_driver")] = "cuda_driver"
         decides[_command("cuda_driver")] = []
     evidence: dict[str, float] = {}
@@ -139,6 +140,13 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
     # what would confirm the findings comes first; the checks each command decides break ties
     best = sorted(scores, key=lambda c: (-evidence.get(c, 0.0), -scores[c]))[:LIMIT]
     return tuple(AskFor(facts_of[c], c, tuple(decides[c])) for c in best)
+
+
+def _no_log(report: Report) -> bool:
+    """No TensorFlow log, or a ticket's that shows only lines healthy machines print too."""
+    s = report.facts.smoke
+    return s is None or (s.outcome == "ticket" and not s.devices and not s.recipes
+                         and all(c.id == HARMLESS for c in s.causes))
 
 
 def _known(report: Report, fact: str) -> bool:

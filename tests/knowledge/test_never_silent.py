@@ -100,3 +100,24 @@ def test_a_line_alone_and_inside_a_longer_ticket_get_the_same_findings() -> None
                 if alone != inside:
                     differ.append((cause.id, sample[:80], alone, inside))
     assert not differ, differ
+
+
+def test_a_ticket_of_harmless_warnings_is_answered_with_why() -> None:
+    """A ticket whose only TensorFlow lines are warnings healthy machines print (TensorRT 7 not
+    found, for TF-TRT only: AUTOMATIC1111/stable-diffusion-webui#5926) came back with nothing at
+    all. Now each is answered with its reason, as an info finding: the verdict does not change,
+    and a line that is not TensorFlow's own log format still says nothing."""
+    lines = ("2022-12-22 01:16:10.008987: W tensorflow/compiler/xla/stream_executor/platform/default/"
+             "dso_loader.cc:64] Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: "
+             "cannot open shared object file: No such file or directory\n"
+             "2022-12-22 01:16:10.009187: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT "
+             "Warning: Cannot dlopen some TensorRT libraries.\n")
+    report = _triage(lines)
+    assert [f["severity"] for f in report["findings"]] == ["info"]
+    finding = report["findings"][0]
+    assert finding["id"] == "tf-log-harmless" and report["verdict"]["status"] != "problems"
+    assert "libnvinfer.so.7" in finding["message"]
+    assert "TF-TRT only" in finding["evidence"]["why"] and "TensorRT" in finding["evidence"]["why2"]
+    for line in ("I0000 00:00:1721811870.196385   15886 cuda_dnn.cc:42] Loaded cuDNN version 8904",
+                 "TF-TRT Warning: Could not find TensorRT, I wrote in my notes"):
+        assert logmap.harmless(line) is None, line

@@ -33,13 +33,14 @@ REAL = _real_lines()
 
 
 def test_tf_log_asks_logmap_exactly_when_it_would_answer():
-    """On every real line, tf_log's gated answer is logmap.recognise's own."""
+    """On every real line, tf_log's gated answer is logmap's own: the cause recognise reads, else
+    the reason harmless gives."""
     gate, known = tf_log._causes()
     keyed = gate.lines_to_search(REAL)
     assert keyed is not None and len(REAL) > 3000
     for i, line in enumerate(REAL):
         got = tf_log._cause(line, gate, known) if i in keyed else None
-        assert got == logmap.recognise(line), line
+        assert got == (logmap.recognise(line) or logmap.harmless(line)), line
 
 
 def test_first_is_the_loops_first_match():

@@ -311,9 +311,12 @@ def check_smoke_log(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     unknown = [c for c in s.causes if c.id == logmap.UNRECOGNISED or shown_by_log(c.id) is None]
     if unknown:
         yield _unrecognised(unknown)
+    harmless = [c for c in s.causes if c.id == logmap.HARMLESS]
+    if harmless:
+        yield _harmless(harmless)
     for cause in s.causes:
         shown = shown_by_log(cause.id)
-        if shown is None or cause.id in done:
+        if shown is None or cause.id in done or cause.id == logmap.HARMLESS:
             continue
         fid, info = shown
         if not _applies(info, facts):
@@ -361,6 +364,23 @@ def _printed_by(source: str | None) -> str | None:
     if not families:
         return f"a file no TensorFlow {sources.covered()} wheel names"
     return sources.describe(families)
+
+
+def _harmless(causes: list[LogCause]) -> Finding:
+    """One info finding for the warnings a ticket pasted that TensorFlow prints on healthy machines:
+    each with why it is harmless (the benign entry's or the vocabulary's reason)."""
+    info = CAUSES[logmap.HARMLESS]
+    first = causes[0]
+    evidence = {"log_line": first.line, "why": first.subject or ""}
+    for i, other in enumerate(causes[1:4], start=2):
+        evidence[f"log_line{i}"] = other.line
+        evidence[f"why{i}"] = other.subject or ""
+    if len(causes) > 4:
+        evidence["more_lines"] = str(len(causes) - 4)
+    more = f" ({len(causes) - 1} more such line(s) in the evidence)" if len(causes) > 1 else ""
+    return Finding(finding_id(logmap.HARMLESS), info.severity or Severity.INFO,
+                   f"TensorFlow's warning is harmless: {first.line} ({first.subject}){more}.",
+                   evidence, info.hint, links=(info.link,) if info.link else ())
 
 
 def _unrecognised(causes: list[LogCause]) -> Finding:

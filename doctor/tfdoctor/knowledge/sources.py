@@ -34,10 +34,16 @@ def parse(text: str) -> dict[str, tuple[str, ...]]:
                 (part.split("-")[0], part.split("-")[-1]) for part in ranges.split(","))
     families = sorted({f for s in spans.values() for pair in s for f in pair}, key=_key)
     # A range names its ends; every family between them, in the data's own list, is in it.
+    position = {f: i for i, f in enumerate(families)}
+    expanded: dict[tuple[str, str], tuple[str, ...]] = {}
     out = {}
     for path, pairs in spans.items():
-        got = {f for a, b in pairs for f in families if _key(a) <= _key(f) <= _key(b)}
-        out[path] = tuple(sorted(got, key=_key))
+        got: list[str] = []
+        for pair in pairs:
+            if pair not in expanded:
+                expanded[pair] = tuple(families[position[pair[0]]:position[pair[1]] + 1])
+            got += expanded[pair]
+        out[path] = tuple(sorted(set(got), key=position.__getitem__))
     return out
 
 

@@ -43,6 +43,24 @@ LOG_LINE = re.compile(
 )
 
 
+HARMLESS = "harmless"
+"""The log cause of an error or warning line of TensorFlow's log format that a benign entry or the
+vocabulary knows to be harmless: a ticket that pasted it gets the reason (an info finding), as an
+expert would answer it, instead of nothing. Read by triage only; a live run does not report them."""
+
+
+def harmless(line: str) -> tuple[str, str] | None:
+    """(HARMLESS, why) for an error or warning line of TensorFlow's log format that recognise
+    leaves out as harmless; None for any other line."""
+    if log_level(line) is None or recognise(line) is not None:
+        return None
+    why = next((b.reason for b in catalogue().benign if b.regex.search(line)), None)
+    if why is None:
+        template = vocab.match(line)
+        why = template.benign if template is not None and template.cause is None else None
+    return (HARMLESS, why) if why else None
+
+
 def log_level(line: str) -> tuple[str, str] | None:
     """("error" or "warning", source file) of an error, fatal or warning line of TensorFlow's own
     log format, None for any other line."""

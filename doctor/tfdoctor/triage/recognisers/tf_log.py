@@ -223,7 +223,8 @@ def _cause(line: str, gate: _Gates, known: dict[str, tuple[str, str | None] | No
         return known[line]
     if len(known) > 4096:  # bounded
         known.clear()
-    known[line] = logmap.recognise(line) if gate.any_match(line) else None
+    # A warning TensorFlow prints on healthy machines is answered with why it is harmless.
+    known[line] = (logmap.recognise(line) or logmap.harmless(line)) if gate.any_match(line) else None
     return known[line]
 
 
