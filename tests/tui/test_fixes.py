@@ -163,7 +163,8 @@ def test_root_fixes_are_printed_not_offered() -> None:
 
 
 def test_export_writes_an_owner_only_json_report(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """e then Enter writes the report's JSON with mode 0600, even over an existing file."""
+    """e then Enter writes the report's JSON with mode 0600; over an existing file only after a
+    second Enter (the first says it exists and writes nothing)."""
     target = tmp_path / "support.json"
     target.write_text("old")
     target.chmod(0o644)
@@ -176,7 +177,12 @@ def test_export_writes_an_owner_only_json_report(tmp_path) -> None:  # type: ign
         await pilot.pause()
         app.screen.query_one("#export-path").value = str(target)
         await pilot.press("enter")
-        await pilot.pause()
+        await settle(pilot)
+        said = str(app.screen.query_one("#save-status").render())
+        assert f"{target} exists: Enter again replaces it" in said
+        assert target.read_text() == "old"
+        await pilot.press("enter")
+        await settle(pilot)
         assert app.exported == target and isinstance(app.screen, MainScreen)
 
     drive(app, scenario, size=(100, 30))
@@ -194,7 +200,7 @@ def test_export_to_an_unwritable_place_says_why(tmp_path) -> None:  # type: igno
         await pilot.pause()
         app.screen.query_one("#export-path").value = str(tmp_path / "no" / "such" / "dir.json")
         await pilot.press("enter")
-        await pilot.pause()
+        await settle(pilot)
         text = screen_text(app)
         assert "Cannot write" in text and "No such file or directory" in text
 

@@ -212,7 +212,7 @@ class DoctorApp(App[None]):
         from tfdoctor.tui.screens.export import ExportScreen
 
         if self.report is not None:
-            self.push_screen(ExportScreen(self.report), self._exported)
+            self.push_screen(ExportScreen(self.report, self.exporter), self._exported)
 
     def _exported(self, path: Path | None) -> None:
         if path is not None:

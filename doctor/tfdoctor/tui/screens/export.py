@@ -1,49 +1,37 @@
-"""Export: save the support report to a file only its owner can read."""
+"""Export: save the report to a file only its owner can read (the real TUI's exporter writes the
+redacted support report, Markdown with its JSON beside it), in a worker, asking before replacing
+either file."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
-from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Input, Static
-
 from tfdoctor.report import Report
-from tfdoctor.tui.state import doctor
+from tfdoctor.tui.screens.save import SaveScreen
+from tfdoctor.tui.seams import Exporter
 
 DEFAULT_NAME = "tfdoctor-report.json"
+"""The default file of an exporter that writes one JSON document (tests, export_json)."""
+SUPPORT_NAME = "tfdoctor-report.md"
+"""The default of the support report's exporter: it writes tfdoctor-report.json beside it."""
 
 
-class ExportScreen(ModalScreen[Path | None]):
+def default_name(exporter: Exporter) -> str:
+    return SUPPORT_NAME if getattr(exporter, "__name__", "") == "export_support_report" \
+        else DEFAULT_NAME
+
+
+class ExportScreen(SaveScreen):
     """Asks for a path, writes through the app's exporter, dismisses with the path written."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    INPUT_ID = "export-path"
 
-    def __init__(self, report: Report) -> None:
-        super().__init__()
+    def __init__(self, report: Report, exporter: Exporter) -> None:
+        super().__init__("Export the report", default_name(exporter),
+                         lambda path: exporter(report, path),
+                         "It names paths, GPUs and package versions: share it with care.")
         self.report = report
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Static(Content.styled("Export the report", "bold"))
-            yield Static("It names paths, GPUs and package versions: share it with care.",
-                         classes="muted")
-            yield Input(value=DEFAULT_NAME, id="export-path")
-            yield Static("Enter saves, Escape cancels.", id="export-status", classes="muted")
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        path = Path(event.value.strip() or DEFAULT_NAME).expanduser()
-        try:
-            written = doctor(self).exporter(self.report, path)
-        except OSError as exc:
-            status = self.query_one("#export-status", Static)
-            why = f"Cannot write {path}: {exc.strerror or exc}"
-            status.update(Content.styled(why, "$text-error"))
-            return
-        self.dismiss(written)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def targets(self, path: Path) -> list[Path]:
+        """A Markdown support report has its JSON beside it: both are asked about."""
+        return [path, path.with_suffix(".json")] if path.suffix == ".md" else [path]

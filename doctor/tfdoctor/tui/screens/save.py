@@ -22,6 +22,7 @@ class SaveScreen(ModalScreen[Path | None]):
     """A path, then `write` in a worker; dismissed with the path written, None on Escape."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    INPUT_ID = "save-path"
 
     def __init__(self, title: str, default: str, write: Write, warning: str = "") -> None:
         super().__init__()
@@ -34,18 +35,24 @@ class SaveScreen(ModalScreen[Path | None]):
             yield Static(Content.styled(self.title_text, "bold"))
             if self.warning:
                 yield Static(self.warning, classes="muted")
-            yield Input(value=self.default, id="save-path")
+            yield Input(value=self.default, id=self.INPUT_ID)
             yield Static("Enter saves, Escape cancels.", id="save-status", classes="muted")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         path = Path(event.value.strip() or self.default).expanduser()
-        if path.exists() and self._confirmed != path:
+        there = [p for p in self.targets(path) if p.exists()]
+        if there and self._confirmed != path:
             self._confirmed = path
-            self._say(f"{path.absolute()} exists: Enter again replaces it, Escape keeps it.",
+            names = " and ".join(str(p.absolute()) for p in there)
+            self._say(f"{names} exists: Enter again replaces it, Escape keeps it.",
                       "$text-warning")
             return
         self._say(f"Writing {path} ...", "")
         self._save(path)
+
+    def targets(self, path: Path) -> list[Path]:
+        """Every file writing to `path` writes (asked about before any is replaced)."""
+        return [path]
 
     @work(thread=True, exclusive=True, group="save", exit_on_error=False)
     def _save(self, path: Path) -> None:
