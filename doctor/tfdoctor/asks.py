@@ -154,8 +154,7 @@ def _known(report: Report, fact: str) -> bool:
     (a ticket that names only TensorFlow's version, maybe of a source build, shows nothing of it)."""
     if fact == "tensorflow.build":
         # the tables' tested configuration stands in for a build nobody showed: worth asking
-        assumed = "tested build configuration" in report.facts.provenance.get("tensorflow.cuda_version", "")
-        return report.facts.known(fact) and not assumed
+        return report.facts.known(fact) and "tensorflow.cuda_version" not in report.facts.assumed
     return report.facts.known(fact)
 
 

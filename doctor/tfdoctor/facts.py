@@ -586,6 +586,10 @@ class Facts:
     provenance: dict[str, str] = field(default_factory=dict)
     """Fact path -> where it was read, e.g. "driver.driver_version": "nvidia-smi, line 12" (triage);
     empty for a live probe run."""
+    assumed: tuple[str, ...] = ()
+    """Fact paths nobody showed but taken from the compatibility tables (a ticket's TensorFlow build
+    configuration, from its release's tested one): checks judge with them, and triage still asks
+    for the real value."""
     node: NodeFacts = NodeFacts()
     """The collecting machine and user (a ticket's, when it shows them); redacted documents carry
     their pseudonyms."""

@@ -142,6 +142,7 @@ ADDED_LATER: set[tuple[str, str]] = {
     ("ToolkitFacts", "cudnn_version"),
     ("DriverFacts", "topology"),
     ("Facts", "node"),
+    ("Facts", "assumed"),
 }
 
 

@@ -297,3 +297,32 @@ def test_native_windows_is_asked_in_its_own_commands(tmp_path: Path) -> None:
     assert commands[0] == "nvcc --version & echo %CUDA_PATH%", commands
     assert any(c.startswith("where cudart64_*.dll") for c in commands), commands
     assert not [c for c in commands if "ldconfig" in c or "lsmod" in c or "/proc/" in c or "uname" in c]
+
+
+def test_a_build_taken_from_the_tables_is_marked_assumed_and_still_unknown_to_asks():
+    """A ticket that names only TensorFlow 2.15 gets its CUDA, cuDNN and compute capabilities from
+    that release's tested build configuration: the facts say so in `assumed` (typed; asks read it,
+    not the provenance's words), and asks treat the build as not yet shown. A ticket with the build
+    information assumes only what it leaves out (here its compute capabilities)."""
+    from click.testing import CliRunner
+    from tfdoctor import asks
+    from tfdoctor.cli import cli
+
+    def triaged(text: str) -> Facts:
+        out = CliRunner().invoke(cli, ["triage", "--json", "-"], input=text).stdout
+        return Facts.from_dict(json.loads(out)["facts"])
+
+    said = "I use TensorFlow 2.15 on my RTX 3090 and the GPU is not found\n"
+    facts = triaged(said)
+    assert facts.assumed == ("tensorflow.cuda_version", "tensorflow.cudnn_version",
+                             "tensorflow.compute_capabilities")
+    assert facts.tensorflow is not None and facts.tensorflow.cuda_version == "12.2"
+    assert not asks._known(build_report(facts), "tensorflow.build")
+    shown = triaged(said + ">>> tf.sysconfig.get_build_info()\nOrderedDict([('cuda_version', '12.2'), "
+                    "('cudnn_version', '8'), ('is_cuda_build', True)])\n")
+    assert shown.assumed == ("tensorflow.compute_capabilities",)
+    assert asks._known(build_report(shown), "tensorflow.build")
+    # the provenance's words alone decide nothing
+    worded = replace(shown, provenance={**shown.provenance, "tensorflow.cuda_version":
+                                        "tested build configuration of TensorFlow 2.15.1"})
+    assert asks._known(build_report(worded), "tensorflow.build")

@@ -50,7 +50,7 @@ _WIN_HOME = re.compile(r"(?i)\b([A-Z]:\\Users)\\([A-Za-z0-9._ -]+)")
 _VISIBLE_VARS = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
 _PLAIN = re.compile(r"[A-Za-z0-9._+-]*")
 
-STRUCTURAL = frozenset({"unknown", "provenance"})
+STRUCTURAL = frozenset({"unknown", "provenance", "assumed"})
 """Keys whose strings (or, for provenance, whose keys) are fact paths, not collected text."""
 
 

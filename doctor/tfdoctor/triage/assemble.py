@@ -66,6 +66,7 @@ def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
     seen = _Seen(observations)
     unknown: list[str] = []
     provenance: dict[str, str] = {}
+    assumed: list[str] = []
 
     def note(fact: str, path: str) -> None:
         where = seen.where(path)
@@ -75,7 +76,7 @@ def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
     python = _python(seen, unknown, note)
     platform = _platform(seen, unknown, note)
     driver = _driver(seen, unknown, note)
-    tensorflow = _tensorflow(seen, python, platform, unknown, note, provenance)
+    tensorflow = _tensorflow(seen, python, platform, unknown, note, provenance, assumed)
     toolkits = _toolkits(seen, unknown, note)
     env: dict[str, str] = {}
     for ob in seen.each("env"):
@@ -97,7 +98,7 @@ def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
         schema_version=SCHEMA_VERSION, tool_version=__version__, collected_at=collected_at,
         python=python, platform=platform, env=env, driver=driver, tensorflow=tensorflow,
         smoke=smoke, toolkits=toolkits, host=host,
-        unknown=tuple(dict.fromkeys(unknown)), provenance=provenance,
+        unknown=tuple(dict.fromkeys(unknown)), provenance=provenance, assumed=tuple(dict.fromkeys(assumed)),
     )
 
 
@@ -191,7 +192,7 @@ def _driver(seen: _Seen, unknown: list[str], note: Any) -> DriverFacts:
 
 
 def _tensorflow(seen: _Seen, python: PythonFacts, platform: PlatformFacts, unknown: list[str],
-                note: Any, provenance: dict[str, str]) -> TensorFlowFacts | None:
+                note: Any, provenance: dict[str, str], assumed: list[str]) -> TensorFlowFacts | None:
     dists: list[Dist] = []
     for ob in seen.each("tensorflow.distribution"):
         name, version = ob.value
@@ -226,12 +227,15 @@ def _tensorflow(seen: _Seen, python: PythonFacts, platform: PlatformFacts, unkno
             cuda = release.cuda_build or release.cuda
             provenance["tensorflow.cuda_version"] = (
                 f"tested build configuration of TensorFlow {release.version}")
+            assumed.append("tensorflow.cuda_version")
         if cudnn is None and release.cudnn:
             cudnn = release.cudnn_compiled or release.cudnn
             provenance["tensorflow.cudnn_version"] = provenance["tensorflow.cuda_version"] = (
                 f"tested build configuration of TensorFlow {release.version}")
+            assumed += ["tensorflow.cudnn_version", "tensorflow.cuda_version"]
         if ccs is None and release.compute_capabilities:
             ccs = release.compute_capabilities
+            assumed.append("tensorflow.compute_capabilities")
     if is_cuda is None and cuda is None:
         unknown.append("tensorflow.build")
     return TensorFlowFacts(
