@@ -183,10 +183,16 @@ class FixScreen(Screen[None]):
                 widget.update(self._steps_text([(i, s) for i, s in steps
                                                 if s.automatic == automatic]))
 
+    @work(thread=True, exclusive=True, group="fix-undoable", exit_on_error=False)
     def _refresh_undoable(self) -> None:
+        """Whether there is an apply to undo: the applier reads its journals, off the UI thread."""
         applier, plan = doctor(self).applier, self.plan
         check = getattr(applier, "undoable", None)
-        self.undoable = bool(plan and callable(check) and check(plan.prefix))
+        undoable = bool(plan and callable(check) and check(plan.prefix))
+        self.app.call_from_thread(self._set_undoable, undoable)
+
+    def _set_undoable(self, undoable: bool) -> None:
+        self.undoable = undoable
         self.refresh_bindings()
 
     def _selected(self) -> list[str]:
