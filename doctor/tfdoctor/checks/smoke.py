@@ -13,7 +13,7 @@ from tfdoctor.checks.smoke_kernels import kernels_could_not_run, kernels_failed
 from tfdoctor.checks.tensorflow import wants_gpu_signs
 from tfdoctor.facts import Facts, LogCause, RecipeResult, SmokeFacts
 from tfdoctor.findings import Finding, Severity
-from tfdoctor.knowledge import Cause, catalogue
+from tfdoctor.knowledge import Cause, catalogue, sources
 from tfdoctor.registry import CheckConfig, NotApplicable, NotRun, check
 from tfdoctor.smoke import logmap
 from tfdoctor.smoke.causes import CAUSES, FINDING_IDS, finding_id
@@ -358,8 +358,6 @@ def _printed_by(source: str | None) -> str | None:
     C++ file none names, that fact (a plugin's, another library's); None for Python's log."""
     if not source or not source.endswith((".cc", ".cpp", ".h", ".cu")):
         return None
-    from tfdoctor.knowledge import sources  # the map is read only when a line needs it
-
     families = sources.releases(source)
     if not families:
         return f"a file no TensorFlow {sources.covered()} wheel names"
