@@ -186,3 +186,24 @@ def test_log_lines_found_line_by_line_or_over_the_text_alike():
         found: set[int] = set()
         tf_log._log_lines(text, found)
         assert found == whole and whole
+
+
+def test_vocab_could_match_is_the_word_loop():
+    """vocab.could_match looks up only the anchors a line holds (a set intersection) instead of
+    every word of it; on every real line, and on lines of anchors with and without their pair
+    words, it says what the loop over every word said."""
+    from tfdoctor.knowledge import vocab
+
+    pairs = vocab._pairs()
+    assert pairs is not None
+
+    def loop(line: str) -> bool:
+        words = set(vocab._WORD.findall(line[:vocab.MAX_LINE]))
+        return any(w in pairs and ("" in pairs[w] or not words.isdisjoint(pairs[w])) for w in words)
+
+    rng = random.Random(4)
+    seconds = list(pairs.values())
+    made = [" ".join(rng.sample(sorted(pairs), 2) + sorted(rng.choice(seconds))) for _ in range(300)]
+    made += [" ".join(rng.sample(sorted(pairs), 3)) for _ in range(300)]
+    for line in [*_real_lines(), *made]:
+        assert vocab.could_match(line) is loop(line), line

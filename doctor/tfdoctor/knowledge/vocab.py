@@ -410,11 +410,19 @@ def could_match(line: str) -> bool:
     if pairs is None:
         return True
     words = set(_WORD.findall(line[:MAX_LINE]))
-    for w in words:  # a loop, not any(...): this runs for every line a log gate keeps
-        second = pairs.get(w)
-        if second is not None and ("" in second or not words.isdisjoint(second)):
+    # Only the line's anchors are looked up (a C set intersection): a line of prose has tens of
+    # words and rarely an anchor, and this runs for every line a log gate keeps
+    for w in words.intersection(_anchor_set()):
+        second = pairs[w]
+        if "" in second or not words.isdisjoint(second):
             return True
     return False
+
+
+@cache
+def _anchor_set() -> frozenset[str]:
+    """The anchors _pairs knows (empty when it knows none)."""
+    return frozenset(_pairs() or ())
 
 
 @cache
