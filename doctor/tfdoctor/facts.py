@@ -41,6 +41,7 @@ UNKNOWABLE: dict[str, str] = {
     "cuda_driver": "libcuda.so.1 as TensorFlow would load it (path, cuInit result)",
     "tensorflow": "the installed TensorFlow (distributions, version, build)",
     "tensorflow.distributions": "which TensorFlow distributions are installed",
+    "tensorflow.version": "the installed TensorFlow's release (a ticket that says only what build it is)",
     "tensorflow.build": "the build's CUDA, cuDNN, compute capabilities and sonames",
     "tensorflow.requirements": "TensorFlow's Requires-Dist pins",
     "libraries": "which CUDA library files TensorFlow's loader opens",

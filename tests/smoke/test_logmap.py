@@ -176,10 +176,10 @@ FIELD_LINES = [
     ('Attempting to import tensorflow produces an "Illegal instruction" error.',
      ("illegal-instruction", None)),
     ("the illegal instruction set of the GPU was discussed", None),
-    # github.com/aws/sagemaker-distribution/issues/438 (the user's words about `conda list`)
-    ("4. running `$conda list | grep tensorflow` will show cpu build is installed",
-     ("cpu-build-installed", None)),
-    ("the CPU version is installed fine but I want the GPU", ("cpu-build-installed", None)),
+    # github.com/aws/sagemaker-distribution/issues/438: the user's words about what is installed are
+    # a fact for triage's prose (tensorflow.is_cuda_build), not a cause the log map reads
+    ("4. running `$conda list | grep tensorflow` will show cpu build is installed", None),
+    ("the CPU version is installed fine but I want the GPU", None),
     ("a cpu fallback was used by the build system", None),
     # github.com/tensorflow/tensorflow/issues/62412 (tensorflow/build#221: cuDNN 8.9 in the 2.18 image)
     ("For me works fine for `2.17.0-gpu` but breaks on `2.18.0-gpu`: "
@@ -261,9 +261,9 @@ FIELD_LINES = [
     # github.com/tensorflow/tfjs/issues/8505 (XLA without a usable ptxas)
     ("Relying on driver to perform ptx compilation. Modify $PATH to customize ptxas location.",
      ("ptxas-fallback-to-driver", None)),
-    # github.com/rstudio/keras3/issues/1509 (install_keras(gpu = TRUE) installed tensorflow-cpu)
-    ("from the installation messages, it was always the CPU version that is installed.",
-     ("cpu-build-installed", None)),
+    # github.com/rstudio/keras3/issues/1509 (install_keras(gpu = TRUE) installed tensorflow-cpu): a
+    # claim about what is installed, read by triage's prose as a fact
+    ("from the installation messages, it was always the CPU version that is installed.", None),
     # github.com/tensorflow/build/issues/217 (TF 2.18's latest-gpu image: cuDNN 8.9 for a TF that loads 9)
     ("I'm using apptainer pull docker://tensorflow/tensorflow:latest-gpu, but tensorflow 2.18 is skipping",
      ("docker-latest-gpu-cudnn8", "latest-gpu")),

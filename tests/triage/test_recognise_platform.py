@@ -230,3 +230,29 @@ def test_an_empty_visibility_variable_in_words():
         ("I set CUDA_VISIBLE_DEVICES but the GPU list is empty", []),
     ):
         assert [o.value for o in observe_all(env_vars, [line]) if o.path == "env"] == want, line
+
+
+def test_prose_says_a_cpu_build_is_installed_as_a_fact():
+    """What the user says is installed is a fact, not a cause (issue 20, item 3): "cpu build is
+    installed" (aws/sagemaker-distribution#438) and "it was always the CPU version that is
+    installed" (rstudio/keras3#1509) say tensorflow.is_cuda_build is false; a CPU fallback of a
+    build system says nothing. Through triage, that fact alone makes tf-gpu-build find a CPU build
+    on a ticket that wants the GPU, with no release named."""
+    import json
+
+    from click.testing import CliRunner
+    from tfdoctor.cli import cli
+    from tfdoctor.triage.recognisers import prose
+    from triage_fixtures import observe_all
+
+    lines = ["4. running `$conda list | grep tensorflow` will show cpu build is installed",
+             "a cpu fallback was used by the build system",
+             "from the installation messages, it was always the CPU version that is installed."]
+    got = [(o.line, o.path, o.value) for o in observe_all(prose, lines)]
+    assert [g for g in got if g[1] == "tensorflow.is_cuda_build"] == [(1, "tensorflow.is_cuda_build", False)]
+    assert [(o.path, o.value) for o in observe_all(prose, lines[1:2])] == []
+    ticket = "My GPU is never used.\n" + lines[0] + "\n"
+    report = json.loads(CliRunner().invoke(cli, ["triage", "--json", "-"], input=ticket).stdout)
+    assert report["verdict"]["root_cause"] == "tf-cpu-only-build"
+    assert "tensorflow.version" in report["facts"]["unknown"]
+    assert report["facts"]["tensorflow"]["is_cuda_build"] is False

@@ -94,7 +94,7 @@ def tf_installed(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 def tf_gpu_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """A CPU-only wheel (tensorflow-cpu, ...) can never use the GPU this machine has."""
     tf = facts.tensorflow
-    if tf is None or (not tf.distributions and not tf.version):
+    if tf is None or (not tf.distributions and not tf.version and tf.is_cuda_build is not False):
         return
     system = (facts.platform.system or "").lower()
     v = version(tf.version)
@@ -119,11 +119,13 @@ def tf_gpu_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     cpu_dists = [d.name for d in tf.distributions if d.name in CPU_ONLY_DISTS]
     yield Finding(
         "tf-cpu-only-build", Severity.ERROR,
-        f"The installed TensorFlow ({dists} {tf.version}) is a CPU-only build, but this machine "
+        f"The installed TensorFlow ({' '.join(filter(None, (dists, tf.version)))}) is a CPU-only build, "
+        "but this machine "
         + (f"has {len(facts.driver.gpus)} NVIDIA GPU(s)." if facts.driver.gpus else
            f"is expected to use {config.expect_gpus} GPU(s) (--expect-gpus)." if config.expect_gpus
            else "is meant to use a GPU."),
-        {"tensorflow.is_cuda_build": "false", "tensorflow.distributions": dists},
+        {"tensorflow.is_cuda_build": "false",
+         **({"tensorflow.distributions": dists} if tf.distributions else {})},
         hint="Replace it with the GPU build and its pip CUDA libraries.",
         remediation=Remediation("install-tf-and-cuda", tuple(
             ([pip_uninstall(facts, *cpu_dists)] if cpu_dists else [])

@@ -210,6 +210,11 @@ def _tensorflow(seen: _Seen, python: PythonFacts, platform: PlatformFacts, unkno
     if version is None:
         if listing and not dists:
             return None  # a whole package listing without TensorFlow: it is not installed
+        if seen.get("tensorflow.is_cuda_build") is False:
+            # A CPU build, shown or said, of a release nobody named: judged as a CPU build
+            unknown += ["tensorflow.version", "tensorflow.build"]
+            note("tensorflow.is_cuda_build", "tensorflow.is_cuda_build")
+            return TensorFlowFacts(distributions=(), version=None, is_cuda_build=False)
         unknown.append("tensorflow")
         return None
     provenance["tensorflow.version"] = seen.where("tensorflow.distribution") or seen.where(

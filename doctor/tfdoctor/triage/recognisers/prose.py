@@ -63,12 +63,15 @@ _JETSON = gated(re.compile(r"\b(?:Jetson|JetPack|jtop|L4T|Tegra)\b", re.IGNORECA
 _MINE = gated(re.compile(r"\b(?:my|I have|I've got|I installed|installs?|installed|I'm using|I am using|using|"
                    r"now (?:with|on|using))\s+(?:the\s+)?(?:CUDA|cudatoolkit)\b", re.IGNORECASE))
 _AND_CUDA = gated(re.compile(r"\btensorflow\[and-cuda\]", re.IGNORECASE))
+# What the user says is installed: "the CPU version that is installed", "cpu build is installed"
+_CPU_BUILD = gated(re.compile(r"\bcpu[- ](?:only )?(?:build|version|variant)s? (?:that )?(?:of tensorflow )?"
+                              r"(?:is|was|are|were|gets|got|being) (?:installed|pulled|picked)", re.IGNORECASE))
 _CONDA = gated(re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE))
 
 
 _PACKAGE_KINDS = frozenset(f"python.package:{name}" for name in ("keras", "numpy", "protobuf"))
 _CLAIM_GATE = Gate(g.pattern for g in (_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU,
-                                         _GPU_WORDS, _JETSON, _AND_CUDA, _CONDA))
+                                         _GPU_WORDS, _JETSON, _AND_CUDA, _CONDA, _CPU_BUILD))
 """Every pattern a claim needs (a bare model counts only beside _GPU_WORDS; the others only
 qualify a claim): a line none of them can match says nothing."""
 
@@ -155,5 +158,7 @@ def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]
         yield "intent.gpu", "Jetson"
     if "intent.and_cuda" not in done and _AND_CUDA.search(line, low):
         yield "intent.and_cuda", True
+    if "tensorflow.is_cuda_build" not in done and _CPU_BUILD.search(line, low):
+        yield "tensorflow.is_cuda_build", False
     if "python.conda" not in done and _CONDA.search(line, low):
         yield "python.conda", True
