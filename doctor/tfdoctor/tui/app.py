@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import work
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -18,6 +18,7 @@ from textual.worker import Worker, WorkerState
 
 from tfdoctor.findings import CheckOutcome, Finding
 from tfdoctor.report import Report
+from tfdoctor.tui.fixrun import FixRunner
 from tfdoctor.tui.messages import FixesDone, ProgressStep
 from tfdoctor.tui.seams import Applier, Exporter, LoadReport, export_json
 
@@ -26,7 +27,7 @@ MODAL_WHILE_FIXING = frozenset({"rerun", "stop", "fixes", "facts", "export", "ba
 new plan, no leaving the fix screen (q stays: it stops the fix and waits for the rollback)."""
 
 
-class DoctorApp(App[None]):
+class DoctorApp(FixRunner):
     """Renders the report `load_report` makes; applies and exports only through its seams."""
 
     CSS_PATH = "app.tcss"
@@ -243,95 +244,6 @@ class DoctorApp(App[None]):
 
         if self.report is not None:
             self.push_screen(DetailScreen(self.report, finding=finding, outcome=outcome))
-
-    def apply_fixes(self, plan: Any, fix_ids: list[str]) -> None:
-        """Apply these steps of `plan` through the injected applier, in a worker (one at a
-        time); then re-run the diagnosis for the "after"."""
-        if self.fixing is None and self.applier is not None:
-            self.before = self.report
-            self._start_fix("apply", plan, fix_ids)
-
-    def undo_fixes(self, prefix: str) -> None:
-        if self.fixing is None and self.applier is not None:
-            self.before = self.report
-            self._start_fix("undo", prefix, [])
-
-    def _start_fix(self, action: str, target: Any, fix_ids: list[str]) -> None:
-        # The result shown from now on is this operation's: the previous one's is dropped.
-        self.fix_summary, self.fix_started = None, time.monotonic()
-        self.fix_lines.clear()
-        self.fix_status = ""
-        self.fixing = action
-        self.refresh_bindings()
-        self._guard_sigterm(True)
-        self._run_applier(action, target, fix_ids)
-        self._follow_applier()
-
-    @work(thread=True, group="fix-status", exit_on_error=False)
-    def _follow_applier(self) -> None:
-        """While the apply or undo runs: the applier's output() (it reads the journal) every
-        quarter second, off the UI thread."""
-        output = getattr(self.applier, "output", None)
-        while callable(output) and self.fixing is not None:
-            text = output()
-            if text != self.fix_status:
-                self.call_from_thread(self._set_fix_status, text)
-            time.sleep(0.25)
-
-    def _set_fix_status(self, text: str) -> None:
-        self.fix_status = text
-
-    def _fix_line(self, line: str) -> None:
-        """A line a command of the running apply wrote (called in the apply's thread)."""
-        self.call_from_thread(self._add_fix_line, line)
-
-    def _add_fix_line(self, line: str) -> None:
-        self.fix_lines.append(line)
-
-    def _guard_sigterm(self, on: bool) -> None:
-        """While a fix runs, SIGTERM is the quit key: stop, wait for the restore, then exit
-        (the CLI's handler would kill pip and exit at once, leaving the journal unfinished)."""
-        import signal
-
-        if threading.current_thread() is not threading.main_thread():
-            return
-        if on:
-            def handler(_signum: int, _frame: object) -> None:
-                self.call_later(self.action_quit)
-
-            self._old_sigterm = signal.signal(signal.SIGTERM, handler)
-        elif getattr(self, "_old_sigterm", None) is not None:
-            signal.signal(signal.SIGTERM, self._old_sigterm)
-            self._old_sigterm = None
-
-    @work(thread=True, group="fixes", exit_on_error=False)
-    def _run_applier(self, action: str, target: Any, fix_ids: list[str]) -> None:
-        from tfdoctor.fixing.proc import ON_LINE
-
-        applier: Any = self.applier
-        live = ON_LINE.set(self._fix_line)  # every command the apply runs, line by line
-        try:
-            summary = applier(target, fix_ids) if action == "apply" else applier.undo(target)
-            self.post_message(FixesDone(action, str(summary)))
-        except Exception as exc:  # noqa: BLE001  (a failed fix is shown, never a crash)
-            self.post_message(FixesDone(action, str(exc) or type(exc).__name__, failed=True))
-        finally:
-            ON_LINE.reset(live)
-
-    def on_fixes_done(self, message: FixesDone) -> None:
-        self.fix_summary, self.fixing = message, None
-        self._guard_sigterm(False)
-        self.refresh_bindings()
-        if self.quit_when_fixed:
-            verb = "Undo" if message.action == "undo" else "Fix"
-            how = ("stopped" if "stopped by quit" in message.summary
-                   else "failed" if message.failed else "finished")
-            # run_tui prints it after the verdict, unwrapped (paths stay whole for copying).
-            changed = not message.failed or "recorded as applied" in message.summary
-            self.fix_exit = (f"{verb} {how}: {message.summary}", changed)
-            self.exit()
-            return
-        self.start_run()
 
 
 def make_app(load_report: LoadReport, applier: Applier | None = None,
