@@ -176,3 +176,29 @@ def test_wide_screen_after_a_rerun_shows_the_new_report() -> None:
         assert "package-out-of-range" not in beside
 
     drive(app, scenario, size=(200, 60))
+
+
+def test_the_checks_table_is_rebuilt_only_when_its_width_changes(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A taller terminal keeps the rows (they were rebuilt on every resize); a wider one cuts
+    the titles anew."""
+    fills: list[int] = []
+    real = OutcomesTable._fill
+
+    def counted(self: OutcomesTable) -> None:
+        fills.append(self.size.width)
+        real(self)
+
+    monkeypatch.setattr(OutcomesTable, "_fill", counted)
+    app = make_app(Loader(problems_report()))
+
+    async def scenario(pilot):  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        before = len(fills)
+        await pilot.resize_terminal(80, 40)
+        await pilot.pause()
+        assert len(fills) == before
+        await pilot.resize_terminal(100, 40)
+        await pilot.pause()
+        assert len(fills) > before
+
+    drive(app, scenario, size=(80, 24))
