@@ -125,7 +125,12 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                 continue
             row = parse_row(t, mode) or (parse_row(t, "pip") if mode == "conda" else None)
             if row:
-                yield from package(row[0], row[1], number)
+                # package(), inlined for the common row: a listing has hundreds of thousands
+                norm = normalise(row[0])
+                if is_tensorflow(norm):
+                    yield from package(row[0], row[1], number)
+                else:
+                    yield Observation("python.package", (norm, row[1]), number, NAME)
                 continue
             if mode == "pip" and _DASHES.fullmatch(t):
                 continue
