@@ -36,6 +36,21 @@ def test_facts_round_trip():
     assert again == facts
 
 
+def test_a_large_package_map_round_trips_and_a_wrong_value_is_still_refused():
+    """A pasted pip list of 50,000 packages is copied as a whole map (issue 21: triage's speed), not
+    walked name by name: it must round-trip exactly, keep its order, and a value of the wrong type
+    anywhere in it is still refused with its path."""
+    packages = {f"pkg-{i}": f"1.{i}.0" for i in range(50_000)}
+    facts = change(healthy(), python={"packages": packages})
+    data = facts.to_dict()
+    assert data["python"]["packages"] == packages and data["python"]["packages"] is not packages
+    again = Facts.from_dict(json.loads(json.dumps(data)))
+    assert again == facts and list(again.python.packages) == list(packages)
+    data["python"]["packages"]["pkg-49999"] = 3
+    with pytest.raises(ValueError, match=r"python\.packages\.pkg-49999: expected str, got int"):
+        Facts.from_dict(data)
+
+
 def test_replay_healthy_json_matches_schema(tmp_path):
     """--json writes exactly one document that validates against the published schema."""
     result = invoke("replay", str(save(tmp_path, healthy())), "--json")
