@@ -23,7 +23,8 @@
 # conda: etc/conda/activate.d/tfdoctor.sh and deactivate.d/tfdoctor.sh, which conda sources on
 # `conda activate` / `conda deactivate` (conda docs, "Saving environment variables").
 # The block is POSIX sh and splits paths without word splitting, so it works in bash, zsh and dash.
-# preload: a .pth file in site-packages, which every start of the interpreter reads (site.py):
+# preload: a .pth file in site-packages, which every start of the interpreter reads (site.py), and
+# the code it runs, readable, in a .py file of the same name beside it:
 # activated or not, `env -i`, Jupyter kernels, IDEs, cron, sbatch. It only installs a
 # sys.meta_path finder; the libraries are loaded when `tensorflow` is first looked up, so an
 # interpreter that never imports TensorFlow pays one list insert. A missing library is skipped.
@@ -249,14 +250,51 @@ case "$mode" in
     preload)
         [ -n "$preload" ] && [ -n "$only_for" ] || {
             echo "activation-hook: preload needs --preload LIB and --only-for DIR" >&2; exit 2; }
-        # One line of code: site.py executes lines that start with `import`; `#` lines are
-        # comments. No module file, so no __pycache__ is left behind by an undo.
+        # Two files: the code, readable, in tfdoctor-preload.py beside the .pth; and the .pth, whose
+        # one line (site.py executes lines that start with `import`) runs that file. exec, not
+        # import: no __pycache__ is written, so an undo leaves nothing behind.
+        code="${target%.pth}.py"
+        case "$code" in *\'*|*\\*) echo "activation-hook: cannot preload from $code" >&2; exit 2 ;; esac
         {
             echo "# >>> tfdoctor start-up preload >>>"
             echo "$note"
-            printf '%s\n' "import sys; exec(\"def _tfdoctor_preload(libs, only_for):\n import os\n class TfdoctorPreload:\n  @staticmethod\n  def find_spec(name, path=None, target=None):\n   if name == 'tensorflow' and TfdoctorPreload in sys.meta_path:\n    sys.meta_path.remove(TfdoctorPreload)\n    if os.path.isdir(only_for):\n     import ctypes\n     for lib in libs:\n      try:\n       ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)\n      except OSError:\n       pass\n   return None\n sys.meta_path.insert(0, TfdoctorPreload)\n_tfdoctor_preload(($preload), $only_for)\ndel _tfdoctor_preload\n\")"
+            echo "# Run at interpreter start-up by the .pth file beside it (site.py). It adds a finder that,"
+            echo "# when \`tensorflow\` is first imported, loads the CUDA libraries TensorFlow's RUNPATH misses"
+            echo "# (dependencies first, RTLD_GLOBAL), only while the TensorFlow they were chosen for is"
+            echo "# installed (its .dist-info). A library that is missing is skipped."
+            echo "import os"
+            echo "import sys"
+            echo ""
+            echo "LIBRARIES = ($preload)"
+            echo "ONLY_FOR = $only_for"
+            echo ""
+            echo ""
+            echo "class TfdoctorPreload:"
+            echo "    @staticmethod"
+            echo "    def find_spec(name, path=None, target=None):"
+            echo "        if name == 'tensorflow' and TfdoctorPreload in sys.meta_path:"
+            echo "            sys.meta_path.remove(TfdoctorPreload)"
+            echo "            if os.path.isdir(ONLY_FOR):"
+            echo "                import ctypes"
+            echo "                for library in LIBRARIES:"
+            echo "                    try:"
+            echo "                        ctypes.CDLL(library, mode=ctypes.RTLD_GLOBAL)"
+            echo "                    except OSError:"
+            echo "                        pass"
+            echo "        return None"
+            echo ""
+            echo ""
+            echo "sys.meta_path.insert(0, TfdoctorPreload)"
+            echo "# <<< tfdoctor start-up preload <<<"
+        } > "$code.tfdoctor-tmp"
+        {
+            echo "# >>> tfdoctor start-up preload >>>"
+            echo "$note"
+            echo "# Runs $code (readable there)."
+            printf '%s\n' "import os; os.path.isfile('$code') and exec(compile(open('$code').read(), '$code', 'exec'), {'__name__': 'tfdoctor_preload'})"
             echo "# <<< tfdoctor start-up preload <<<"
         } > "$target.tfdoctor-tmp"
+        mv -f "$code.tfdoctor-tmp" "$code"
         mv -f "$target.tfdoctor-tmp" "$target"
         ;;
     *) echo "activation-hook: MODE must be venv, conda or preload" >&2; exit 2 ;;

@@ -89,7 +89,7 @@ def test_hook_plan_preloads_libraries_and_hooks_only_the_shell_fixes(tmp_path):
     assert preload.args == ("--preload", f"{site}/nvidia/cudnn/lib/libcudnn.so.9",
                             "--only-for", f"{site}/tensorflow-2.21.0.dist-info",
                             "preload", f"{site}/tfdoctor-preload.pth")
-    assert preload.files == (f"{site}/tfdoctor-preload.pth",)
+    assert preload.files == (f"{site}/tfdoctor-preload.pth", f"{site}/tfdoctor-preload.py")
 
 
 def test_library_fix_alone_needs_no_shell_hook(tmp_path):
@@ -97,7 +97,8 @@ def test_library_fix_alone_needs_no_shell_hook(tmp_path):
     prefix = venv(tmp_path)
     plan = plan_fixes(judge(broken_env_facts(prefix, shell=False)))
     assert [(s.fix_id, s.files) for s in plan.steps if s.kind == "hook"] == [
-        ("activation-hook-ld-library-path", (f"{site_of(prefix)}/tfdoctor-preload.pth",))]
+        ("activation-hook-ld-library-path", (f"{site_of(prefix)}/tfdoctor-preload.pth",
+                                             f"{site_of(prefix)}/tfdoctor-preload.py"))]
 
 
 def test_preload_orders_dependencies_first(tmp_path):
@@ -135,14 +136,17 @@ def test_hook_applies_is_idempotent_and_undoes_byte_identical(tmp_path):
     assert env["LD_LIBRARY_PATH"] == "/opt/x"
     assert "CUDA_VISIBLE_DEVICES" not in env
     assert sourced(activate, CUDA_VISIBLE_DEVICES="0")["CUDA_VISIBLE_DEVICES"] == "0"
-    assert f"{site_of(prefix)}/nvidia/cudnn/lib/libcudnn.so.9" in pth.read_text()
+    code = site_of(prefix) / "tfdoctor-preload.py"
+    assert f"{site_of(prefix)}/nvidia/cudnn/lib/libcudnn.so.9" in code.read_text()
+    assert str(code) in pth.read_text() and len(pth.read_text().splitlines()) == 5
     after_first = activate.read_bytes(), pth.read_bytes()
     again = apply_plan(plan_fixes(judge(broken_env_facts(prefix))), yes, no)
     assert {r.status for r in again.steps if r.status != "printed"} == {"unchanged"}
     assert (activate.read_bytes(), pth.read_bytes()) == after_first
     assert after_first[0].count(b">>> tfdoctor") == 1
     undo_last(str(prefix))
-    assert activate.read_bytes() == original and not pth.exists()
+    assert activate.read_bytes() == original and not pth.exists() and not code.exists()
+    assert not (site_of(prefix) / "__pycache__").exists(), "the preload is exec'd, never compiled to a file"
 
 
 def test_venv_deactivate_restores_the_variables(tmp_path):
@@ -180,7 +184,8 @@ def test_conda_hook_creates_and_undo_removes_files(tmp_path):
     assert pth.is_file(), "conda gets the same start-up preload as a venv"
     journal = undo_last(str(prefix))
     assert not act.exists() and not deact.exists() and not pth.exists()
-    assert len(list((journal / "undone").iterdir())) == 3, "moved aside, not deleted"
+    assert not pth.with_suffix(".py").exists()
+    assert len(list((journal / "undone").iterdir())) == 4, "moved aside, not deleted"
 
 
 def test_cli_dry_run_shows_diff_and_saved_plan_applies(tmp_path):
@@ -193,7 +198,9 @@ def test_cli_dry_run_shows_diff_and_saved_plan_applies(tmp_path):
     saved.write_text(json.dumps(plan.to_dict()))
     shown = CliRunner().invoke(fix, ["--plan", str(saved)])
     assert shown.exit_code == 0, shown.output
-    assert "+import sys; exec(" in shown.stdout and "tfdoctor-preload.pth" in shown.stdout
+    # the .pth's one line runs the readable file, whose code the diff shows line by line
+    assert "+import os; os.path.isfile(" in shown.stdout and "tfdoctor-preload.pth" in shown.stdout
+    assert "+LIBRARIES = (" in shown.stdout and "+class TfdoctorPreload:" in shown.stdout
     assert "Dry run: nothing was changed" in shown.stdout
     assert "$ sudo" not in shown.stdout and activate.read_bytes() == original
     applied = CliRunner().invoke(fix, ["--plan", str(saved), "--apply", "--yes", "--json"])

@@ -65,7 +65,8 @@ def test_conda_env_target_fix_and_undo(tmp_path):
     doc = json.loads(applied.stdout)
     assert doc["plan"]["env_kind"] == "conda"
     hooks = [s for s in doc["plan"]["steps"] if s["kind"] == "hook"]
-    assert [s["files"] for s in hooks] == [[str(site / "tfdoctor-preload.pth")]]
+    assert [s["files"] for s in hooks] == [[str(site / "tfdoctor-preload.pth"),
+                                             str(site / "tfdoctor-preload.py")]]
     assert bare_mode(env, probe) == "loads"
     undone = subprocess.run([sys.executable, "-m", "tfdoctor", "fix", "--undo", "--python",
                              python], capture_output=True, text=True, env=state, timeout=600)

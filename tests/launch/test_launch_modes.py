@@ -183,7 +183,7 @@ def test_fix_works_in_every_launch_mode_and_undo_removes_it(venv, tmp_path, caps
     assert applied.returncode in (0, 1), applied.stderr[-3000:]
     doc = json.loads(applied.stdout)
     hook = next(s for s in doc["plan"]["steps"] if s["fix_id"] == "activation-hook-ld-library-path")
-    assert hook["files"] == [str(site / "tfdoctor-preload.pth")]
+    assert hook["files"] == [str(site / "tfdoctor-preload.pth"), str(site / "tfdoctor-preload.py")]
     assert not [s for s in doc["plan"]["steps"] if s["kind"] == "hook" and s is not hook], \
         "nothing else needs a shell hook here: bin/activate stays untouched"
     assert "cuda-library-missing" in doc["before"]

@@ -186,7 +186,8 @@ def hook_files(mode: str, target: str) -> tuple[str, ...]:
         # The script also hooks activate.fish and activate.csh when the venv has them (listed
         # always: a file that is not there stays absent, and the preview shows no change for it).
         return (target, target + ".fish", target + ".csh")
-    return (target,)
+    # preload: the .pth file and the readable code it runs beside it
+    return (target, target.removesuffix(".pth") + ".py")
 
 
 def shown_commands(kind: str, args: tuple[str, ...], python: str) -> tuple[str, ...]:

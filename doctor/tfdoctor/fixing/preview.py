@@ -68,7 +68,13 @@ def preview_files(step: FixStep) -> list[FileChange]:
         if not result.ok:
             raise FixError(f"{step.fix_id}: preview failed ({result.describe_failure()}): "
                            f"{result.stderr.strip()[-300:]}")
-        return [FileChange(p, before[p], _read(scratch(p))) for p in step.files]
+        # A file that names another it writes (the preload .pth names its .py) names it under the
+        # scratch root here: the real run writes the real path.
+        return [FileChange(p, before[p], _unscratched(_read(scratch(p)), tmp)) for p in step.files]
+
+
+def _unscratched(text: str | None, root: str) -> str | None:
+    return text.replace(root + "/", "/") if text is not None else None
 
 
 def _read(path: str) -> str | None:

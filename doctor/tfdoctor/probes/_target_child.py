@@ -207,7 +207,20 @@ def site_packages(path, user_site):
 
 
 PRELOAD_FILE = "tfdoctor-preload.pth"
+PRELOAD_CODE = "tfdoctor-preload.py"
+# The one-line preload an older tfdoctor wrote into the .pth itself
 PRELOAD_CALL = re.compile(r"_tfdoctor_preload\(\((.*?)\), '([^']*)'\)")
+# The readable file the .pth runs now: "LIBRARIES = ('/a/libx.so.9',)" and "ONLY_FOR = '/site/tf.dist-info'"
+PRELOAD_LIBS = re.compile(r"^LIBRARIES = \((.*)\)$", re.MULTILINE)
+PRELOAD_FOR = re.compile(r"^ONLY_FOR = '([^']*)'$", re.MULTILINE)
+
+
+def _read(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError:
+        return None
 
 
 def preloads(sites):
@@ -215,16 +228,19 @@ def preloads(sites):
     files only, and only while the TensorFlow it was written for is installed."""
     out = []
     for site_dir in sites:
-        try:
-            with open(os.path.join(site_dir, PRELOAD_FILE), encoding="utf-8") as f:
-                text = f.read()
-        except OSError:
+        pth = _read(os.path.join(site_dir, PRELOAD_FILE))
+        if pth is None:
             continue
-        for line in text.splitlines():
-            m = PRELOAD_CALL.search(line) if line.startswith("import") else None
-            if m and os.path.isdir(m.group(2)):
-                libs = re.findall(r"'([^']*)'", m.group(1))
-                out += [lib for lib in libs if os.path.isfile(lib) and lib not in out]
+        found = [(m.group(1), m.group(2)) for line in pth.splitlines()
+                 if line.startswith("import") for m in [PRELOAD_CALL.search(line)] if m]
+        code = _read(os.path.join(site_dir, PRELOAD_CODE)) if PRELOAD_CODE in pth else None
+        libs, only_for = (PRELOAD_LIBS.search(code), PRELOAD_FOR.search(code)) if code else (None, None)
+        if libs and only_for:
+            found.append((libs.group(1), only_for.group(1)))
+        for listed, only_for_dir in found:
+            if os.path.isdir(only_for_dir):
+                libs_ = re.findall(r"'([^']*)'", listed)
+                out += [lib for lib in libs_ if os.path.isfile(lib) and lib not in out]
     return out
 
 
