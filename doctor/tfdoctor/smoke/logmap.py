@@ -50,9 +50,10 @@ expert would answer it, instead of nothing. Read by triage only; a live run does
 
 
 def harmless(line: str) -> tuple[str, str] | None:
-    """(HARMLESS, why) for an error or warning line of TensorFlow's log format that recognise
-    leaves out as harmless; None for any other line."""
-    if log_level(line) is None or recognise(line) is not None:
+    """(HARMLESS, why) for an error or warning line of TensorFlow's log format that a benign entry
+    or a benign template knows; None for any other line. Ask it of a line recognise answered None
+    for (triage does), so that recognise is not run twice."""
+    if log_level(line) is None:
         return None
     why = next((b.reason for b in catalogue().benign if b.regex.search(line)), None)
     if why is None:
