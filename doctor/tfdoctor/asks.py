@@ -150,12 +150,19 @@ def _no_log(report: Report) -> bool:
 
 
 def _known(report: Report, fact: str) -> bool:
-    """Known; for the build, read from the ticket or the machine rather than assumed from the tables
-    (a ticket that names only TensorFlow's version, maybe of a source build, shows nothing of it)."""
+    """Known, and so is everything under it that the same command shows (a driver version read
+    from TensorFlow's log leaves nvidia-smi's GPU list worth asking for); for the build, read from
+    the ticket or the machine rather than assumed from the tables (a ticket that names only
+    TensorFlow's version, maybe of a source build, shows nothing of it)."""
+    facts = report.facts
     if fact == "tensorflow.build":
         # the tables' tested configuration stands in for a build nobody showed: worth asking
-        return report.facts.known(fact) and "tensorflow.cuda_version" not in report.facts.assumed
-    return report.facts.known(fact)
+        return facts.known(fact) and "tensorflow.cuda_version" not in facts.assumed
+    if not facts.known(fact):
+        return False
+    command = COMMANDS.get(fact)
+    return not any(u.startswith(fact + ".") and command and area_of(u) == command[0]
+                   for u in facts.unknown)
 
 
 def _command_for(fact: str, windows: bool) -> str:

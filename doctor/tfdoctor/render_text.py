@@ -164,6 +164,26 @@ def render_smoke(report: Report) -> list[str]:
     return lines + [""]
 
 
+FIT_BADGE = {True: ("[ok]", "green"), False: ("[XX]", "red"), None: ("[??]", "yellow")}
+
+
+def render_fits(report: Report, color: bool = False) -> list[str]:
+    """What this TensorFlow needs against what the machine has, one element a line (stack.evaluate),
+    each with where both sides come from."""
+    from tfdoctor import stack
+
+    fits = stack.evaluate(report.facts)
+    if not fits:
+        return []
+    lines = ["Compatibility (has / needs):"]
+    for fit in fits:
+        badge, fg = FIT_BADGE[fit.fits]
+        badge = click.style(badge, fg=fg) if color else badge
+        lines.append(f"  {badge} " + printable(
+            f"{fit.element:<12} {fit.have} ({fit.have_from}); needs {fit.need} ({fit.need_from})"))
+    return lines + [""]
+
+
 def render_asks(report: Report) -> list[str]:
     """"To decide, ask for": the commands whose output would judge what could not be checked."""
     asks = report.ask_for
@@ -193,6 +213,7 @@ def render_text(report: Report, *, verbose: bool = False, color: bool = False,
         lines.append(f"({hidden} info finding(s) hidden; -v shows them)")
         lines.append("")
     lines.extend(render_gpu_table(gpu_table(report.facts), unicode, color))
+    lines.extend(render_fits(report, color))
     lines.extend(render_smoke(report))
     lines.extend(render_asks(report))
     lines.append("Checks:")

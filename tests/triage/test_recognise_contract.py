@@ -63,7 +63,7 @@ def test_registry_order_and_names():
     names = [r.__name__.rsplit(".", 1)[1] for r in RECOGNISERS]
     assert names == [
         "nvidia_smi", "pip_list", "build_info", "ldconfig", "proc_version", "kernel_log", "lsmod", "nvcc",
-        "uname", "os_release", "collect_env", "tf_env_collect", "env_vars",
+        "uname", "os_release", "collect_env", "tf_env_collect", "env_vars", "tf_reported",
     ]  # fmt: skip
     assert len({r.NAME for r in RECOGNISERS}) == len(RECOGNISERS)
 

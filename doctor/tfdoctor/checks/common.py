@@ -101,12 +101,16 @@ def matching_tf(facts: Facts) -> tuple[str, Remediation | None]:
     from tfdoctor import compat
 
     system = "windows" if (facts.platform.system or "").lower() == "windows" else "linux"
-    ccs = tuple(g.compute_capability for g in facts.driver.gpus if g.compute_capability)
-    best = compat.best_tf_for(facts.python.version or "", facts.driver.driver_version, ccs, system)
+    # nvidia-smi's table names the GPU but not its compute capability: the model table knows it
+    models = [(g.compute_capability or ((m := compat.gpu_model(g.name or "")) and m.compute_capability))
+              for g in facts.driver.gpus]
+    ccs = tuple(cc for cc in models if cc)
+    best = compat.best_tf_for(facts.python.version, facts.driver.driver_version, ccs, system)
     current = [d.name for d in facts.tensorflow.distributions] if facts.tensorflow else []
     remove = [pip_uninstall(facts, *current)] if current else []
-    if not ccs:  # no NVIDIA GPU here: the CPU build of the newest release for this Python
-        cpu = compat.best_tf_for(facts.python.version or "", None, (), system)
+    if not facts.driver.gpus and not facts.driver.driver_version:
+        # no NVIDIA GPU here: the CPU build of the newest release for this Python
+        cpu = compat.best_tf_for(facts.python.version, None, (), system)
         if cpu is None:
             return (f"no TensorFlow release supports Python {facts.python.version}; use another "
                     "Python", None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tfdoctor import compat
+from tfdoctor import compat, stack
 from tfdoctor.checks.common import CUDA_COMPAT, TF_INSTALL, matching_tf
 from tfdoctor.facts import Facts
 from tfdoctor.findings import Finding, Remediation, Severity
@@ -232,32 +232,32 @@ def gpus_present(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 def driver_supports_cuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """The driver must support TF's CUDA major, with minor-version compatibility done right.
 
-    Compares the driver version (not nvidia-smi's "CUDA Version", not nvcc) with the minimum
-    driver for the CUDA runtime TensorFlow was built with: any driver at or above the family
-    floor (12.x: 525.60.13) runs a 12.x runtime (NVIDIA CUDA compatibility guide).
+    Compares the driver version (not nvcc) with the minimum driver for the CUDA runtime
+    TensorFlow was built with: any driver at or above the family floor (12.x: 525.60.13) runs a
+    12.x runtime (NVIDIA CUDA compatibility guide). Judged by stack.driver, from any evidence: the
+    version NVML, nvidia-smi or TensorFlow's log shows, else nvidia-smi's "CUDA Version".
     """
+    fit = stack.driver(facts)
     tf = facts.tensorflow
-    drv = facts.driver.driver_version
-    if tf is None or not tf.is_cuda_build or not tf.cuda_version or not drv:
+    if fit is None or tf is None:
         raise NotApplicable
-    system = "windows" if (facts.platform.system or "").lower() == "windows" else "linux"
-    req = compat.min_driver(tf.cuda_version, system)
-    ok = compat.driver_cuda_ok(drv, tf.cuda_version, system)
-    if req is None or ok is None:
+    if fit.fits is None:
         return
-    evidence = {"driver.driver_version": drv, "tensorflow.cuda_version": tf.cuda_version,
-                "minimum_driver_minor_compat": req.minor_compat or "unknown",
-                "minimum_driver_full": req.full or "unknown"}
+    evidence = {"driver.driver_version": facts.driver.driver_version or "unknown",
+                "tensorflow.cuda_version": tf.cuda_version or "unknown",
+                "minimum_driver_minor_compat": fit.minimum or "unknown",
+                "minimum_driver_full": fit.exact or "unknown"}
     if facts.driver.cuda_driver_version:
         evidence["driver.cuda_driver_version"] = facts.driver.cuda_driver_version
-    if not ok:
+    if not fit.fits:
         fits, alternative = matching_tf(facts)
         kepler = [g for g in facts.driver.gpus if (compat.driver_key(g.compute_capability) or (9,)) < (5,)]
         upgrade = Remediation("upgrade-nvidia-driver", driver_install(facts), needs_root=True)
         yield Finding(
             "driver-too-old", Severity.ERROR,
-            f"Driver {drv} is too old for the CUDA {tf.cuda_version} runtime TensorFlow "
-            f"{tf.version} uses (needs at least {req.minor_compat or req.full}).",
+            f"{'Driver ' + fit.have if facts.driver.driver_version else 'The driver (' + fit.have + ')'} "
+            f"is too old for the CUDA {tf.cuda_version} runtime TensorFlow "
+            f"{tf.version} uses (needs at least {fit.minimum}).",
             evidence,
             # R470 is the last driver branch for Kepler (NVIDIA support plan), so no driver
             # upgrade can bring CUDA 12 to a Kepler GPU: only an older TensorFlow can.
@@ -270,9 +270,10 @@ def driver_supports_cuda(facts: Facts, config: CheckConfig) -> Iterator[Finding]
             links=(CUDA_COMPAT, TF_INSTALL),
         )
         return
-    full = compat.driver_key(req.full)
-    have = compat.driver_key(drv)
+    full = compat.driver_key(fit.exact)
+    have = compat.driver_key(facts.driver.driver_version)
     if full and have and have < full:
+        drv = facts.driver.driver_version
         yield Finding(
             "driver-minor-version-compat", Severity.INFO,
             f"Driver {drv} runs CUDA {tf.cuda_version} through minor-version compatibility.",

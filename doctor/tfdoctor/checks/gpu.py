@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from tfdoctor import compat
+from tfdoctor import compat, stack
 from tfdoctor.checks.common import TF_SOURCE, matching_tf, pip_install
 from tfdoctor.checks.mig import mig_finding
 from tfdoctor.facts import Facts, GpuFacts
@@ -68,8 +68,7 @@ def gpu_named_in_ticket(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     if facts.known("driver.gpus") or cc is None or tf is None or tf.is_cuda_build is False \
             or not tf.compute_capabilities:
         raise NotApplicable
-    kind = compat.has_kernels_for(tf.compute_capabilities, cc)
-    if kind == "sass" or (kind == "ptx" and compat.ptx_jits_on(tf.version, tf.compute_capabilities, cc)):
+    if stack.kernels(tf, cc) in ("sass", "ptx"):
         return
     yield Finding(
         "gpu-named-newer-than-tf", Severity.WARNING,  # inferred from a name: a log outranks it
@@ -103,15 +102,16 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
     TF's rule (gpu_device.cc GetValidDeviceIds): kernels fit when the wheel has an entry of the
     same major and a minor <= the device's; otherwise PTX of an older major is JIT-compiled.
     """
-    tf = facts.tensorflow
-    if tf is None or not tf.is_cuda_build or not tf.compute_capabilities or not facts.driver.gpus:
+    tf = stack.gpu_build(facts)
+    if tf is None or not tf.compute_capabilities or not facts.driver.gpus:
         raise NotApplicable
     caps = ", ".join(tf.compute_capabilities)
     for gpus in same_model(facts.driver.gpus):
         g, which = gpus[0], gpu_label(gpus)
-        if not g.compute_capability:
+        fit = stack.gpu(facts, g)
+        if fit is None or not g.compute_capability:
             continue
-        kind = compat.has_kernels_for(tf.compute_capabilities, g.compute_capability)
+        kind = fit.kernels
         ev = {**_gpu(g), "gpu.index": ", ".join(str(x.index) for x in gpus),
               "gpu.compute_capability": g.compute_capability,
               "tensorflow.compute_capabilities": caps, "tensorflow.version": tf.version or "?"}
@@ -123,8 +123,7 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
                 f"than any architecture TensorFlow {tf.version} was built for.",
                 ev, hint=f"Use an older TensorFlow whose wheel still covers this GPU: {fits}.",
                 remediation=fix, links=(TF_SOURCE,))
-        elif kind == "ptx" and not compat.ptx_jits_on(tf.version, tf.compute_capabilities,
-                                                       g.compute_capability):
+        elif kind == "ptx-fails":
             yield _newer_than_tf(facts, g, which, ev)
         elif kind == "ptx":
             yield Finding(

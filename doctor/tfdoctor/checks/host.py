@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from tfdoctor import compat
+from tfdoctor import stack
 from tfdoctor.checks.common import TF_SOURCE, version
-from tfdoctor.facts import Facts, ToolkitFacts
+from tfdoctor.facts import Facts
 from tfdoctor.findings import Finding, Remediation, Severity
 from tfdoctor.registry import CheckConfig, CouldNotCheck, NotApplicable, check
 
@@ -156,48 +156,18 @@ def wsl_container_runtime(facts: Facts, config: CheckConfig) -> Iterator[Finding
         links=(WSL_CONTAINER_BUG,))
 
 
-def same_sonames(have: Version, need: Version) -> bool:
-    """Whether a toolkit of version `have` provides the sonames a build for CUDA `need` opens.
-    From CUDA 11 the sonames carry only the major (libcudart.so.11.0, libcublas.so.11), except
-    cuSOLVER: 11.0 ships libcusolver.so.10, 11.1 and later libcusolver.so.11 (TF 2.4, built with
-    11.0, fails on 11.1: tensorflow/tensorflow#43947). Before 11 every minor has its own."""
-    if need.major < 11:
-        return (have.major, have.minor) == (need.major, need.minor)
-    if need.major == 11:
-        return have.major == 11 and (have.minor == 0) == (need.minor == 0)
-    return have.major == need.major
-
-
-LIBRARIES_MISSING = {"cudart-not-loaded", "library-not-loaded", "gpu-libraries-missing"}
-"""TensorFlow log causes that say CUDA libraries did not load."""
-
-
-def _log_outweighs(facts: Facts, kit: ToolkitFacts) -> bool:
-    """A toolkit the ticket only claims, against a TensorFlow log that got past loading the CUDA
-    libraries (it names GPU devices or a later failure, and no missing library): the log wins."""
-    smoke = facts.smoke
-    if kit.via != "claimed" or smoke is None or smoke.outcome != "ticket":
-        return False
-    return not any(c.id in LIBRARIES_MISSING for c in smoke.causes)
-
-
-def _cudnn_fits(facts: Facts, release: compat.TfRelease) -> Iterator[Finding]:
-    """A cuDNN the machine (or the ticket) says is installed, against the build's: cuDNN checks at
-    load time that the major is the same and the minor at least the one compiled against
-    (cuda_dnn.cc), so 7.4 under a build for 7.6 fails, judged even when the libraries are unknown."""
-    kit = next((t for t in facts.toolkits if t.cudnn_version and not _log_outweighs(facts, t)), None)
-    have, need = version(kit.cudnn_version if kit else None), version(release.cudnn)
-    if kit is None or have is None or need is None:
+def _cudnn_fits(facts: Facts) -> Iterator[Finding]:
+    """A cuDNN the machine (or the ticket) says is installed, against the build's (stack.cudnn),
+    judged even when the libraries are unknown."""
+    fit = stack.cudnn(facts)
+    release = stack.release_of(facts)
+    if fit is None or fit.fits is not False or release is None:
         return
-    if have.major == need.major and have.minor >= need.minor:
-        return
-    where = "the ticket says" if kit.via == "claimed" else f"with the toolkit at {kit.path or kit.via}"
     yield Finding(
         "cudnn-wrong-version", Severity.ERROR,
-        f"TensorFlow {release.version} was built with cuDNN {release.cudnn} and needs cuDNN "
-        f"{need.major}.{need.minor} or a later {need.major}.x; the installed cuDNN is {kit.cudnn_version} "
-        f"({where}).",
-        {"tensorflow.version": release.version, "cudnn": f"{kit.cudnn_version} ({where})",
+        f"TensorFlow {release.version} was built with cuDNN {release.cudnn} and needs {fit.need}; "
+        f"the installed cuDNN is {fit.have} ({fit.have_from}).",
+        {"tensorflow.version": release.version, "cudnn": f"{fit.have} ({fit.have_from})",
          "needs_cudnn": release.cudnn, "needs_cuda": release.cuda},
         hint=f"Install cuDNN {release.cudnn} for CUDA {release.cuda} (TensorFlow {release.version}'s tested "
              "build configuration) and put its lib directory first on LD_LIBRARY_PATH.",
@@ -219,37 +189,31 @@ def cuda_toolkit(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """Before 2.14 TensorFlow loads the CUDA libraries of the system toolkit, which must be the
     CUDA major.minor of its tested build configuration; from 2.14 the pip wheels bring them and a
     toolkit of another major on LD_LIBRARY_PATH only shadows them."""
-    tf = facts.tensorflow
-    release = compat.tf_release(tf.version) if tf and tf.version else None
-    if tf is None or tf.is_cuda_build is False or release is None or not release.cuda:
+    tf = stack.gpu_build(facts)
+    release = stack.release_of(facts)
+    if tf is None or release is None or not release.cuda:
+        if tf is not None and facts.platform.system == "Windows" and release is not None:
+            raise NotApplicable("no GPU build of this TensorFlow on native Windows: no toolkit fits it")
         raise NotApplicable
     need = version(release.cuda)
-    tfv = version(tf.version)
-    if need is None or tfv is None:
+    if need is None or version(tf.version) is None:
         raise NotApplicable
-    if facts.platform.system == "Windows" and (tfv.major, tfv.minor) >= (2, 11):
-        raise NotApplicable("no GPU build of this TensorFlow on native Windows: no toolkit fits it")
-    have = [(t, version(t.version)) for t in facts.toolkits if t.version and not _log_outweighs(facts, t)]
-    pip_era = (tfv.major, tfv.minor) >= (2, 14)
-    if not pip_era:
-        yield from _cudnn_fits(facts, release)
-    if have and not pip_era and all(v is not None and not same_sonames(v, need) for _, v in have):
-        kit, _ = have[0]
-        where = "the ticket says" if kit.via == "claimed" else f"found at {kit.path or kit.via}"
-        yield Finding(
-            "cuda-toolkit-wrong-version", Severity.ERROR,
-            f"TensorFlow {tf.version} needs the CUDA {release.cuda} libraries (cuDNN {release.cudnn}); "
-            f"the installed toolkit is CUDA {kit.version}, so libraries such as "
-            f"{missing_soname(need)} are missing.",
-            {"tensorflow.version": tf.version or "", "toolkit": f"{kit.version} ({where})",
-             "needs_cuda": release.cuda, "needs_cudnn": release.cudnn},
-            hint=f"Install CUDA {release.cuda} and cuDNN {release.cudnn} (beside the other toolkit "
-                 "is fine) and put its lib64 on LD_LIBRARY_PATH, or install a TensorFlow built for the "
-                 "toolkit you have (tested build configurations).",
-            links=(TF_SOURCE,))
-        return
-    if not pip_era:
-        if not have and not facts.known("toolkits"):
+    if not stack.pip_era(release):
+        yield from _cudnn_fits(facts)
+        fit = stack.toolkit(facts)
+        if fit is not None and fit.fits is False:
+            yield Finding(
+                "cuda-toolkit-wrong-version", Severity.ERROR,
+                f"TensorFlow {tf.version} needs the CUDA {release.cuda} libraries (cuDNN {release.cudnn}); "
+                f"the installed toolkit is CUDA {fit.have}, so libraries such as "
+                f"{missing_soname(need)} are missing.",
+                {"tensorflow.version": tf.version or "", "toolkit": f"{fit.have} ({fit.have_from})",
+                 "needs_cuda": release.cuda, "needs_cudnn": release.cudnn},
+                hint=f"Install CUDA {release.cuda} and cuDNN {release.cudnn} (beside the other toolkit "
+                     "is fine) and put its lib64 on LD_LIBRARY_PATH, or install a TensorFlow built for the "
+                     "toolkit you have (tested build configurations).",
+                links=(TF_SOURCE,))
+        elif fit is None and not facts.known("toolkits"):
             raise CouldNotCheck("toolkits")  # no toolkit shown is not "the toolkit fits"
         return
     if not facts.known("env"):

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from tfdoctor import compat
+from tfdoctor import compat, stack
 from tfdoctor.checks.common import TF_INSTALL, matching_tf, pip_install, pip_uninstall, version
 from tfdoctor.checks.driver import wants_gpu
 from tfdoctor.facts import Facts
@@ -201,22 +201,17 @@ def tf_aarch64_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 @check("tf-python-version", "Python version supported by this TensorFlow", "tensorflow",
        emits=("tf-python-unsupported",), needs="tensorflow", reads=("tensorflow", "python.version"))
 def tf_python_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
-    """TF wheels exist only for the Python versions in the tested build configurations."""
+    """TF wheels exist only for the Python versions in the tested build configurations (stack.python)."""
     tf = facts.tensorflow
-    release = compat.tf_release(tf.version) if tf and tf.version else None
-    py = version(facts.python.version)
-    if tf is None or release is None or py is None:
+    fit = stack.python(facts)
+    if tf is None or fit is None or fit.fits is not False:
         return
-    low, high = version(release.python_min), version(release.python_max)
-    here = version(f"{py.major}.{py.minor}")
-    if low and high and here and not low <= here <= high:
-        yield Finding(
-            "tf-python-unsupported", Severity.ERROR,
-            f"TensorFlow {tf.version} supports Python {release.python_min}-{release.python_max}; "
-            f"this is Python {py.major}.{py.minor}.",
-            {"python.version": facts.python.version or "", "tensorflow.version": tf.version or ""},
-            hint="Make a venv with a supported Python and install TensorFlow there.",
-            links=("https://www.tensorflow.org/install/source#gpu",))
+    yield Finding(
+        "tf-python-unsupported", Severity.ERROR,
+        f"TensorFlow {tf.version} supports {fit.need}; this is Python {fit.have}.",
+        {"python.version": facts.python.version or "", "tensorflow.version": tf.version or ""},
+        hint="Make a venv with a supported Python and install TensorFlow there.",
+        links=("https://www.tensorflow.org/install/source#gpu",))
 
 
 AVX2_WHEELS = {

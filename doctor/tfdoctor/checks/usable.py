@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from tfdoctor import compat
+from tfdoctor import stack
 from tfdoctor.checks.common import visible_gpus
 from tfdoctor.checks.mig import mig_view
 from tfdoctor.facts import Facts, LibraryFacts
@@ -66,10 +66,9 @@ def gpu_counts(facts: Facts) -> GpuCounts:
     mig = mig_view(facts)
     if mig is not None and mig.usable:
         gpus += (mig.selected[0] if mig.selected else mig.gpus[0],)
-    built = tf.compute_capabilities
-    listed = [g for g in gpus if _kernels(built, g.compute_capability) != "none"
+    listed = [g for g in gpus if stack.kernels(tf, g.compute_capability) != "none"
               and "NVML_ERROR_GPU_IS_LOST" not in g.errors.values()]
-    ok = [g for g in listed if _runs_kernels(tf.version, built, g.compute_capability)]
+    ok = [g for g in listed if stack.kernels(tf, g.compute_capability) in ("sass", "ptx")]
     present = len(facts.driver.gpus)
     reasons = []
     if hidden := present - len([g for g in gpus if not g.mig_mode]):
@@ -83,14 +82,3 @@ def gpu_counts(facts: Facts) -> GpuCounts:
     if mig is not None and reasons:
         reasons.append(f"MIG: {mig.how}")
     return GpuCounts(len(listed), len(ok), "; ".join(reasons) if len(ok) < present else "")
-
-
-def _kernels(built: tuple[str, ...], cc: str | None) -> str:
-    """sass, ptx or none; a GPU or wheel that does not say counts as sass."""
-    return compat.has_kernels_for(built, cc) if cc and built else "sass"
-
-
-def _runs_kernels(version: str | None, built: tuple[str, ...], cc: str | None) -> bool:
-    """SASS, or PTX the driver can JIT-compile for it (compat.ptx_jits_on)."""
-    kind = _kernels(built, cc)
-    return kind == "sass" or (kind == "ptx" and compat.ptx_jits_on(version, built, cc or ""))

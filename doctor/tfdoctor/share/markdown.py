@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tfdoctor import __version__
+from tfdoctor import __version__, stack
 from tfdoctor.findings import CheckStatus, Finding
 from tfdoctor.pictures import gpu_table
 from tfdoctor.pictures.markdown import gpu_section
@@ -75,6 +75,7 @@ def render_markdown(
     lines += [f"| {name} | {table_cell(value)} |" for name, value in facts_rows(report.facts)]
     lines.append("")
     lines += gpu_section(gpu_table(report.facts))
+    lines += _fits_section(report)
     for section in (libraries_section, environment_section, smoke_section):
         lines += section(report.facts)
     lines += [
@@ -85,6 +86,20 @@ def render_markdown(
         "",
     ]
     return "\n".join(lines)
+
+
+FIT_MARK = {True: "ok", False: "**does not fit**", None: "unknown"}
+
+
+def _fits_section(report: Report) -> list[str]:
+    """What this TensorFlow needs against what the machine has (stack.evaluate)."""
+    fits = stack.evaluate(report.facts)
+    if not fits:
+        return []
+    lines = ["## Compatibility", "", "| element | has | needs | fits |", "| --- | --- | --- | --- |"]
+    lines += [f"| {esc(f.element)} | {esc(f'{f.have} ({f.have_from})')} | "
+              f"{esc(f'{f.need} ({f.need_from})')} | {FIT_MARK[f.fits]} |" for f in fits]
+    return lines + [""]
 
 
 def _finding(n: int, f: Finding, root: bool) -> Iterator[str]:

@@ -19,6 +19,7 @@ from . import (
     pip_list,
     proc_version,
     tf_env_collect,
+    tf_reported,
     uname,
 )
 
@@ -37,4 +38,5 @@ RECOGNISERS = (
     collect_env,
     tf_env_collect,
     env_vars,
+    tf_reported,
 )

@@ -155,7 +155,10 @@ class _Table:
     def end(self) -> Iterator[Observation]:
         yield from self._flush()
         self.active = False
-        yield _obs("driver.device_count", self.count, self.first)
+        if self.count:
+            # A header without GPU rows is a paste cut short, not a machine without GPUs
+            # (nvidia-smi says "No devices were found" instead of a table then).
+            yield _obs("driver.device_count", self.count, self.first)
 
     def _flush(self) -> Iterator[Observation]:
         if self.gpu is not None:

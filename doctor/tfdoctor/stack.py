@@ -1,0 +1,241 @@
+"""The one compatibility evaluator: what this TensorFlow needs against what the machine has.
+
+What TensorFlow needs comes from its build info where that was read (a live run, a ticket that
+pasted `tf.sysconfig.get_build_info()`), otherwise from the release table's tested build
+configuration (`compat_tables/tensorflow.toml`). What the machine has comes from whatever evidence
+exists: NVML or nvidia-smi, the driver versions TensorFlow's own log prints, nvcc or a toolkit
+directory, a version the user states. Each element is judged on its own, so a stated cuDNN 7.4.1
+against a build that needs 7.6 is judged although nothing else of the libraries is known, and a
+driver version read from a log is judged although the GPUs are not.
+
+Each judgement is a `Fit`: the element, what is needed and from where, what is there and from
+where, and whether it fits (None: the tables cannot tell). The checks (driver-supports-cuda,
+cuda-toolkit, tf-python-version, gpu-compute-capability) turn the fits that fail into findings,
+and the text report shows every fit as a table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.version import InvalidVersion, Version
+
+from tfdoctor import compat
+from tfdoctor.facts import Facts, GpuFacts, TensorFlowFacts, ToolkitFacts
+
+LIBRARIES_MISSING = {"cudart-not-loaded", "library-not-loaded", "gpu-libraries-missing"}
+"""TensorFlow log causes that say CUDA libraries did not load."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """One element of the stack judged against what this TensorFlow needs."""
+
+    element: str
+    """What is judged: "driver", "cuDNN", "CUDA toolkit", "Python", "GPU 0"."""
+    need: str
+    """What TensorFlow needs, in words ("CUDA 11.0 runtime: driver >= 450.80.02")."""
+    need_from: str
+    """Where that comes from: "build info" or "tested build configuration of TensorFlow 2.4"."""
+    have: str
+    """What the machine has ("418.87.01")."""
+    have_from: str
+    """Where that comes from ("nvidia-smi (line 3)", "NVML", "the ticket says")."""
+    fits: bool | None
+    """False: it does not fit; None: the tables cannot tell."""
+    minimum: str | None = None
+    """The least version that fits, where there is one (the driver's minor-version floor)."""
+    exact: str | None = None
+    """The driver: the one the CUDA release shipped with; below it, minor-version compatibility."""
+    kernels: str | None = None
+    """A GPU: "sass", "ptx" (JIT-compiled), "ptx-fails" (PTX that does not compile for it), "none"."""
+    toolkit: ToolkitFacts | None = None
+    """The toolkit the judgement is about (CUDA toolkit, cuDNN)."""
+
+
+def _version(text: str | None) -> Version | None:
+    try:
+        return Version(text) if text else None
+    except InvalidVersion:
+        return None
+
+
+def release_of(facts: Facts) -> compat.TfRelease | None:
+    tf = facts.tensorflow
+    return compat.tf_release(tf.version) if tf and tf.version else None
+
+
+def gpu_build(facts: Facts) -> TensorFlowFacts | None:
+    """This TensorFlow, when it is a CUDA build or may be one (a ticket that names the release but
+    not the package: judged as the release's CUDA build); None for a CPU build, no TensorFlow, or
+    a release with no GPU build on this platform (native Windows from 2.11)."""
+    tf = facts.tensorflow
+    if tf is None or tf.is_cuda_build is False:
+        return None
+    release = release_of(facts)
+    windows = (facts.platform.system or "").lower() == "windows" and not facts.platform.is_wsl
+    if windows and release is not None and release.windows_gpu is False:
+        return None
+    return tf
+
+
+def _from(facts: Facts, path: str, live: str) -> str:
+    """Where a fact came from: the ticket's line, or the probe that read it."""
+    return facts.provenance.get(path) or live
+
+
+def _need_from(facts: Facts, path: str) -> str:
+    if path in facts.assumed:
+        release = release_of(facts)
+        return f"tested build configuration of TensorFlow {release.version if release else '?'}"
+    return _from(facts, path, "build info")
+
+
+def driver(facts: Facts) -> Fit | None:
+    """The driver against the CUDA runtime TensorFlow uses: its version (NVML, nvidia-smi,
+    TensorFlow's log) against the minimum driver; without a version, the CUDA version nvidia-smi's
+    header names (from CUDA 11, any driver of the same CUDA major runs the runtime: minor-version
+    compatibility, NVIDIA's CUDA compatibility guide)."""
+    tf = gpu_build(facts)
+    if tf is None or not tf.cuda_version:
+        return None
+    system = "windows" if (facts.platform.system or "").lower() == "windows" else "linux"
+    req = compat.min_driver(tf.cuda_version, system)
+    if req is None:
+        return None
+    need = f"CUDA {tf.cuda_version} runtime: driver >= {req.minor_compat or req.full}"
+    need_from = _need_from(facts, "tensorflow.cuda_version")
+    d = facts.driver
+    if d.driver_version:
+        return Fit("driver", need, need_from, d.driver_version,
+                   _from(facts, "driver.driver_version", "NVML"),
+                   compat.driver_cuda_ok(d.driver_version, tf.cuda_version, system),
+                   minimum=req.minor_compat or req.full, exact=req.full)
+    have, runtime = _version(d.cuda_driver_version), _version(tf.cuda_version)
+    if have is None or runtime is None:
+        return None
+    fits = have.major >= runtime.major if runtime.major >= 11 else have.release[:2] >= runtime.release[:2]
+    return Fit("driver", f"a driver for CUDA {runtime.major}.x" if runtime.major >= 11
+               else f"a driver for CUDA {runtime.major}.{runtime.minor} or later", need_from,
+               f"CUDA {d.cuda_driver_version}", _from(facts, "driver.cuda_driver_version", "NVML"),
+               fits, minimum=req.minor_compat or req.full)
+
+
+def pip_era(release: compat.TfRelease) -> bool:
+    """From 2.14 the [and-cuda] wheels bring the CUDA libraries; before, the system's toolkit."""
+    v = _version(release.version)
+    return v is not None and (v.major, v.minor) >= (2, 14)
+
+
+def _log_outweighs(facts: Facts, kit: ToolkitFacts) -> bool:
+    """A toolkit the ticket only claims, against a TensorFlow log that got past loading the CUDA
+    libraries (it names GPU devices or a later failure, and no missing library): the log wins."""
+    smoke = facts.smoke
+    if kit.via != "claimed" or smoke is None or smoke.outcome != "ticket":
+        return False
+    return not any(c.id in LIBRARIES_MISSING for c in smoke.causes)
+
+
+def _kit_from(kit: ToolkitFacts) -> str:
+    return "the ticket says" if kit.via == "claimed" else f"found at {kit.path or kit.via}"
+
+
+def same_sonames(have: Version, need: Version) -> bool:
+    """Whether a toolkit of version `have` provides the sonames a build for CUDA `need` opens.
+    From CUDA 11 the sonames carry only the major (libcudart.so.11.0, libcublas.so.11), except
+    cuSOLVER: 11.0 ships libcusolver.so.10, 11.1 and later libcusolver.so.11 (TF 2.4, built with
+    11.0, fails on 11.1: tensorflow/tensorflow#43947). Before 11 every minor has its own."""
+    if need.major < 11:
+        return (have.major, have.minor) == (need.major, need.minor)
+    if need.major == 11:
+        return have.major == 11 and (have.minor == 0) == (need.minor == 0)
+    return have.major == need.major
+
+
+def toolkit(facts: Facts) -> Fit | None:
+    """Before 2.14 TensorFlow loads the system toolkit's libraries, which must carry the sonames
+    of its build's CUDA: the toolkits shown (nvcc, a directory, a stated version; a stated one
+    yields to a log that got past loading the libraries) against the release's CUDA."""
+    release = release_of(facts)
+    if gpu_build(facts) is None or release is None or not release.cuda or pip_era(release):
+        return None
+    need = _version(release.cuda)
+    kits = [t for t in facts.toolkits if t.version and not _log_outweighs(facts, t)]
+    if need is None or not kits:
+        return None
+    right = [t for t in kits if (v := _version(t.version)) is not None and same_sonames(v, need)]
+    fits = bool(right)
+    kit = right[0] if right else kits[0]
+    return Fit("CUDA toolkit", f"CUDA {release.cuda} libraries",
+               f"tested build configuration of TensorFlow {release.version}", kit.version or "?",
+               _kit_from(kit), fits, toolkit=kit)
+
+
+def cudnn(facts: Facts) -> Fit | None:
+    """Before 2.14, a cuDNN the machine or the ticket says is installed against the build's:
+    cuDNN checks at load time that the major is the same and the minor at least the one compiled
+    against (cuda_dnn.cc), so 7.4 under a build for 7.6 fails."""
+    release = release_of(facts)
+    if gpu_build(facts) is None or release is None or not release.cudnn or pip_era(release):
+        return None
+    kit = next((t for t in facts.toolkits if t.cudnn_version and not _log_outweighs(facts, t)), None)
+    have, need = _version(kit.cudnn_version if kit else None), _version(release.cudnn)
+    if kit is None or have is None or need is None:
+        return None
+    where = "the ticket says" if kit.via == "claimed" else f"with the toolkit at {kit.path or kit.via}"
+    return Fit("cuDNN", f"cuDNN {need.major}.{need.minor} or a later {need.major}.x",
+               f"tested build configuration of TensorFlow {release.version}", kit.cudnn_version or "?",
+               where, have.major == need.major and have.minor >= need.minor, toolkit=kit)
+
+
+def python(facts: Facts) -> Fit | None:
+    """TensorFlow wheels exist only for the Python versions of its tested build configurations."""
+    release = release_of(facts)
+    py = _version(facts.python.version)
+    low, high = (_version(release.python_min), _version(release.python_max)) if release else (None, None)
+    if release is None or py is None or low is None or high is None:
+        return None
+    here = Version(f"{py.major}.{py.minor}")
+    return Fit("Python", f"Python {release.python_min}-{release.python_max}",
+               f"tested build configuration of TensorFlow {release.version}", f"{py.major}.{py.minor}",
+               _from(facts, "python.version", "the interpreter"), low <= here <= high)
+
+
+def kernels(tf: TensorFlowFacts, cc: str | None) -> str:
+    """What this TensorFlow has for a GPU of compute capability `cc`: "sass", "ptx" (PTX the driver
+    JIT-compiles), "ptx-fails" (PTX that does not compile for it) or "none". TF's rule
+    (gpu_device.cc GetValidDeviceIds): SASS of the same major and a minor <= the device's fits,
+    otherwise PTX of an older major is JIT-compiled. A GPU or wheel that does not say counts as sass."""
+    built = tf.compute_capabilities
+    if not cc or not built:
+        return "sass"
+    kind = compat.has_kernels_for(built, cc)
+    if kind == "ptx" and not compat.ptx_jits_on(tf.version, built, cc):
+        return "ptx-fails"
+    return kind
+
+
+def gpu(facts: Facts, g: GpuFacts) -> Fit | None:
+    """One GPU's compute capability against the architectures TensorFlow was built for."""
+    tf = gpu_build(facts)
+    if tf is None or not tf.compute_capabilities or not g.compute_capability:
+        return None
+    v = _version(tf.version)
+    if "tensorflow.compute_capabilities" in facts.assumed and (
+            v is None or v.is_devrelease or v.is_prerelease or v.local):
+        return None  # a source build, nightly or NVIDIA's +nv: the release table is not its build
+    kind = kernels(tf, g.compute_capability)
+    words = {"sass": "", "ptx": " (PTX, JIT-compiled)", "ptx-fails": " (its PTX does not compile for it)",
+             "none": ""}
+    return Fit(f"GPU {g.index}", "compute capability in " + ", ".join(tf.compute_capabilities),
+               _need_from(facts, "tensorflow.compute_capabilities"),
+               f"{g.compute_capability}{words[kind]}", _from(facts, "driver.gpus", "NVML"),
+               kind in ("sass", "ptx"), kernels=kind)
+
+
+def evaluate(facts: Facts) -> tuple[Fit, ...]:
+    """Every element there is evidence for, judged: the driver, the toolkit, cuDNN, Python, and
+    each GPU."""
+    fits = [driver(facts), toolkit(facts), cudnn(facts), python(facts)]
+    fits += [gpu(facts, g) for g in facts.driver.gpus]
+    return tuple(f for f in fits if f is not None)
