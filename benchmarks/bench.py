@@ -1,11 +1,14 @@
 """Speed figures of tfdoctor, measured on this machine (not by timed tests).
 
-    python benchmarks/bench.py [quick] [--runs N] [--python PATH]
+    python benchmarks/bench.py [quick] [full] [--runs N] [--pairs N] [--python PATH]
 
 quick: `tfdoctor --quick --json` as a new process each time (cold interpreter), median of N
 runs, and the heavy modules it imported (must be none of tensorflow, textual, pynvml).
-full: `tfdoctor --json` with smoke work against (bare `import tensorflow` + the smoke compute),
-in the tf-cpu test venv unless --python is given (target ratio <= 1.15, issue 22).
+full: `tfdoctor --json --python T` against benchmarks/handwritten_check.py run by T (the same
+TensorFlow work written by hand), in pairs (tfdoctor, then the script; --pairs N, default 3),
+T the tf-cpu test venv unless --python is given: per-pair wall and CPU times (CPU: user + system
+of the process and the children it waited for), their medians and the median of the per-pair
+ratios (target <= 1.15, issue 22).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 
 HEAVY = ("tensorflow", "textual", "pynvml")
 TF_CPU = Path.home() / ".cache" / "tfdoctor" / "test-envs" / "tf-cpu" / "bin" / "python"
+HANDWRITTEN = Path(__file__).with_name("handwritten_check.py")
 
 
 def tfdoctor_argv() -> list[str]:
@@ -57,38 +61,68 @@ def bench_quick(runs: int, python: str | None) -> None:
     print(f"  heavy modules imported: {heavy_imports(extra) or 'none'}")
 
 
-def bench_full(runs: int, python: str | None) -> None:
+def run_once(argv: list[str]) -> tuple[float, float, int, str]:
+    """(wall seconds, CPU seconds of it and its waited-for children, exit status, stdout)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = proc.stdout.read() if proc.stdout else ""
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime, proc.returncode, out
+
+
+def bench_full(pairs: int, python: str | None) -> None:
     import json
 
     target = python or str(TF_CPU)
-    imports = timed([target, "-c", "import tensorflow"], runs)
-    argv = [*tfdoctor_argv(), "--json", "--python", target]
-    totals, computes = [], []
-    for _ in range(runs):
-        start = time.perf_counter()
-        out = subprocess.run(argv, capture_output=True, text=True).stdout
-        totals.append(time.perf_counter() - start)
-        smoke = json.loads(out)["facts"]["smoke"]
-        computes.append(sum(r["seconds"] or 0 for r in smoke["recipes"] if r["name"] != "import"))
-    imp, compute, total = (statistics.median(x) for x in (imports, computes, totals))
+    doctor = [*tfdoctor_argv(), "--json", "--python", target]
+    script = [target, str(HANDWRITTEN)]
+
+    def doctor_run() -> tuple[float, float]:
+        wall, cpu, rc, out = run_once(doctor)
+        outcome = json.loads(out)["facts"]["smoke"]["outcome"] if out.strip() else "no output"
+        if outcome != "completed":
+            sys.exit(f"tfdoctor --json: smoke {outcome} (status {rc}); not a fair pair")
+        return wall, cpu
+
+    def script_run() -> tuple[float, float]:
+        wall, cpu, rc, _ = run_once(script)
+        if rc:
+            sys.exit(f"{HANDWRITTEN.name} exited with status {rc}; not a fair pair")
+        return wall, cpu
+
+    doctor_run(), script_run()  # warm the page cache: neither side pays for a cold disk
+    load = os.getloadavg()[0]
+    rows = [(*doctor_run(), *script_run()) for _ in range(pairs)]
     print(f"full: tfdoctor --json --python {target}")
-    print(f"  bare import tensorflow  median {imp:.2f} s  runs {', '.join(f'{x:.2f}' for x in imports)}")
-    print(f"  smoke compute           median {compute:.2f} s")
-    print(f"  tfdoctor --json         median {total:.2f} s  runs {', '.join(f'{x:.2f}' for x in totals)}")
-    print(f"  ratio {total / (imp + compute):.2f} (target <= 1.15)")
+    print(f"  against {target} {HANDWRITTEN.relative_to(HANDWRITTEN.parents[1])}; "
+          f"{pairs} pairs, load average {load:.2f} -> {os.getloadavg()[0]:.2f}")
+    print("  pair   tfdoctor wall  cpu    script wall  cpu    ratio wall  cpu")
+    for i, (dw, dc, sw, sc) in enumerate(rows, 1):
+        print(f"  {i:<4}   {dw:9.2f} s {dc:5.2f} s  {sw:9.2f} s {sc:5.2f} s  "
+              f"{dw / sw:8.2f}   {dc / sc:5.2f}")
+    med = [statistics.median(col) for col in zip(*rows, strict=True)]
+    wall_ratio = statistics.median(dw / sw for dw, _, sw, _ in rows)
+    cpu_ratio = statistics.median(dc / sc for _, dc, _, sc in rows)
+    print(f"  median {med[0]:9.2f} s {med[1]:5.2f} s  {med[2]:9.2f} s {med[3]:5.2f} s  "
+          f"{wall_ratio:8.2f}   {cpu_ratio:5.2f}")
+    print(f"  ratio (median of the per-pair ratios): wall {wall_ratio:.2f}, CPU {cpu_ratio:.2f} "
+          f"(target <= 1.15)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sections", nargs="*", default=["quick"])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--pairs", type=int, default=3, help="full: tfdoctor/script pairs")
     parser.add_argument("--python", help="target interpreter (--python) for the runs")
     args = parser.parse_args()
     for section in args.sections:
         if section == "quick":
             bench_quick(args.runs, args.python)
         elif section == "full":
-            bench_full(min(args.runs, 3), args.python)
+            bench_full(args.pairs, args.python)
         else:
             parser.error(f"unknown section {section}")
 
