@@ -6,11 +6,14 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from tfdoctor.facts import Facts
 from tfdoctor.host import Host, quiet_thread
 from tfdoctor.registry import CheckConfig
-from tfdoctor.report import Report, build_report
+
+if TYPE_CHECKING:  # loaded in diagnose(), after the smoke child has started
+    from tfdoctor.facts import Facts
+    from tfdoctor.report import Report
 
 Progress = Callable[[str], None]
 SmokeProgress = Callable[[str, float], None]
@@ -30,20 +33,25 @@ def diagnose(host: Host, config: CheckConfig = CheckConfig(), *, smoke: SmokeOpt
              cancel: threading.Event | None = None) -> Report:
     """Collect facts on `host` and judge them; never raises for machine problems.
 
-    With smoke options, the smoke child starts first and the static probes run while it
-    imports TensorFlow, so a full run costs little more than the import and the work.
+    With smoke options, the smoke child starts first, before the probes, the checks and the
+    facts are even imported, and the static probes run while it imports TensorFlow, so a full
+    run costs little more than the import and the work.
     """
-    from tfdoctor.probes import collect_facts
-
     if smoke is None:
+        from tfdoctor.probes import collect_facts
+        from tfdoctor.report import build_report
+
         return build_report(_chosen(host, collect_facts(host, progress)), config)
-    from tfdoctor.smoke import run_smoke
+    from tfdoctor.smoke.runner import start_smoke
 
     cancel = cancel or threading.Event()
     pool = ThreadPoolExecutor(max_workers=1, initializer=quiet_thread)
     try:
-        running = pool.submit(run_smoke, host, only=smoke.only, budget=smoke.budget,
-                              per_recipe=smoke.per_recipe, progress=smoke_progress, cancel=cancel)
+        finish = start_smoke(host, only=smoke.only, budget=smoke.budget,
+                             per_recipe=smoke.per_recipe, progress=smoke_progress, cancel=cancel)
+        running = pool.submit(finish)
+        from tfdoctor.probes import collect_facts
+
         facts = collect_facts(host, progress, tf_loader=True)
         smoke_facts = running.result()
     except BaseException:
@@ -51,6 +59,8 @@ def diagnose(host: Host, config: CheckConfig = CheckConfig(), *, smoke: SmokeOpt
         raise
     finally:
         pool.shutdown(wait=False)
+    from tfdoctor.report import build_report
+
     return build_report(replace(_chosen(host, facts), smoke=smoke_facts), config)
 
 

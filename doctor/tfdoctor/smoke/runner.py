@@ -4,7 +4,11 @@ TensorFlow is imported once, in one child, which runs every recipe and reports e
 of its stdout. The parent owns the clock: a recipe over `per_recipe` seconds or a run over
 `budget` stops the child with everything it started (children.reap: its group, and descendants
 that left it but carry its token or hold its pipes), and the recipes not reached are reported
-as not run. `run_smoke` never raises and may run in a thread.
+as not run. `run_smoke` never raises and may run in a thread; `start_smoke` starts the child
+at once, in the caller's thread, and leaves the watching to a thread.
+
+The child is spawned before this module's heavier imports (the log map, the facts, NVML): they
+load while the child imports TensorFlow, not before it starts.
 """
 
 from __future__ import annotations
@@ -17,14 +21,16 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from tfdoctor.children import exited, reap, spawn
-from tfdoctor.facts import RecipeResult, SmokeFacts
+from tfdoctor.facts_smoke import RecipeResult, SmokeFacts
 from tfdoctor.host import Host
-from tfdoctor.smoke import assemble
-from tfdoctor.smoke.nvml import NvmlSampler
 from tfdoctor.smoke.recipes import recipe_names
+
+if TYPE_CHECKING:
+    from tfdoctor.smoke import assemble
+    from tfdoctor.smoke.nvml import NvmlSampler
 
 CHILD = Path(__file__).with_name("_child.py")
 GRACE = 1.0
@@ -59,17 +65,46 @@ def run_smoke(
     cancel: threading.Event | None = None,
 ) -> SmokeFacts:
     """Run the smoke recipes (all, or `only`) in host.python; never raises."""
+    return start_smoke(host, only=only, budget=budget, per_recipe=per_recipe, progress=progress,
+                       cancel=cancel)()
+
+
+def start_smoke(
+    host: Host,
+    *,
+    only: tuple[str, ...] | None = None,
+    budget: float = 120.0,
+    per_recipe: float = 60.0,
+    progress: Callable[[str, float], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> Callable[[], SmokeFacts]:
+    """Start the smoke child now, in this thread; the returned function (call it once, in any
+    thread) watches it to the end and gives the facts. Neither raises."""
     started = time.monotonic()
     try:
-        return _Run(host, recipe_names(only), budget, per_recipe, progress, cancel).go()
+        run = _Run(host, recipe_names(only), budget, per_recipe, progress, cancel)
+        run.start()
     except Exception as exc:  # noqa: BLE001  (the doctor must survive its own runner)
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        return SmokeFacts(
-            python=host.python,
-            outcome="internal-error",
-            exit=f"{type(exc).__name__}: {exc} ({where.name}:{where.lineno})",
-            seconds=time.monotonic() - started,
-        )
+        failed = _internal_error(host, exc, started)
+        return lambda: failed
+
+    def finish() -> SmokeFacts:
+        try:
+            return run.finish()
+        except Exception as exc:  # noqa: BLE001
+            return _internal_error(host, exc, started)
+
+    return finish
+
+
+def _internal_error(host: Host, exc: Exception, started: float) -> SmokeFacts:
+    where = traceback.extract_tb(exc.__traceback__)[-1]
+    return SmokeFacts(
+        python=host.python,
+        outcome="internal-error",
+        exit=f"{type(exc).__name__}: {exc} ({where.name}:{where.lineno})",
+        seconds=time.monotonic() - started,
+    )
 
 
 OUTPUT_CAP = 8 * 1024 * 1024
@@ -79,6 +114,9 @@ MAX_LINE = 64 * 1024
 
 class _Run:
     """One smoke run: the child process, its two reader threads and the event loop."""
+
+    logs: assemble.LogSplitter
+    nvml: NvmlSampler
 
     def __init__(
         self,
@@ -91,7 +129,6 @@ class _Run:
     ):
         self.host, self.names, self.budget, self.per_recipe = host, names, budget, per_recipe
         self.progress, self.cancel = progress, cancel
-        self.logs = assemble.LogSplitter()
         self.lines: queue.Queue[tuple[str, str | None]] = queue.Queue()
         self.results: list[RecipeResult] = []
         self.garbage: list[str] = []
@@ -100,22 +137,41 @@ class _Run:
         self.current: tuple[str, str | None, float, float | None] | None = None
         self.protocol = False
         self.ended = False
-        self.nvml = NvmlSampler(host)
         self.dropped = 0
+        self.start_time = 0.0
+        self.proc: subprocess.Popen[str] | None = None
+        self.spawn_error: OSError | None = None
 
-    def go(self) -> SmokeFacts:
-        start = time.monotonic()
+    def start(self) -> None:
+        """Spawn the child; then load what watching it needs while it imports TensorFlow."""
+        self.start_time = time.monotonic()
         argv = [self.host.python, str(CHILD), json.dumps({"recipes": list(self.names)})]
         try:
             # stdin stays open and unused: the child's watchdog exits when it reads EOF, i.e.
             # when tfdoctor is gone, even by SIGKILL (no orphan TensorFlow holding a GPU).
-            proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=child_env(self.host), text=True)
+            self.proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=child_env(self.host), text=True)
         except OSError as exc:
+            self.spawn_error = exc
+        try:
+            from tfdoctor.smoke import assemble
+            from tfdoctor.smoke.nvml import NvmlSampler
+
+            self.logs = assemble.LogSplitter()
+            self.nvml = NvmlSampler(self.host)
+        except BaseException:
+            if self.proc is not None:
+                reap(self.proc)  # nobody will watch it: stop it now
+            raise
+
+    def finish(self) -> SmokeFacts:
+        start, proc = self.start_time, self.proc
+        if proc is None:
+            exc = self.spawn_error
             return SmokeFacts(
                 python=self.host.python,
                 outcome="could-not-start",
-                exit=exc.strerror or str(exc),
+                exit=(exc.strerror or str(exc)) if exc else "not started",
                 recipes=self._not_run("could not start"),
             )
         readers = [self._reader(proc.stdout, "out"), self._reader(proc.stderr, "err")]
@@ -224,6 +280,8 @@ class _Run:
                 self.nvml.start()
             return True
         if kind == "result":
+            from tfdoctor.smoke import assemble
+
             begin_t = self.current[3] if self.current else None
             result = assemble.recipe_result(event, self.logs, self.nvml.samples(), begin_t)
             self.results.append(result)
@@ -265,6 +323,8 @@ class _Run:
             outcome = _ended_outcome(proc.returncode, self.ended, self.protocol, self.garbage)
         results = list(self.results)
         if self.current is not None:
+            from tfdoctor.smoke import assemble
+
             name, device, began, _ = self.current
             status = {"timeout": "timeout", "budget": "timeout", "cancelled": "not-run"}.get(
                 outcome, "crashed"
