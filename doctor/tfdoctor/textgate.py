@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any
 
 
@@ -131,22 +132,45 @@ def _item(op: object, av: Any, icase: bool) -> tuple[Need, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Gated:
-    """A regex with what its matches must contain."""
+    """A regex with what its matches must contain.
+
+    `could_match(line, low)` is False only when pattern.search(line) is certainly None (low is
+    folded(line)); `search(line, low)` is pattern.search(line), skipped when it cannot match. Both
+    are made once per pattern as one expression of `in` tests (what _holds loops over): a
+    recogniser asks a dozen of them of every line it reads, and three calls and two loops per ask
+    were most of a long ticket's time (issue 21)."""
 
     pattern: re.Pattern[str]
     needs: tuple[Need, ...]
     alternatives: tuple[tuple[Need, ...], ...] | None = None
     """For one alternation: each alternative's needs (one of them must all be there)."""
+    could_match: Callable[[str, str], bool] = field(init=False, repr=False, compare=False)
+    search: Callable[[str, str], re.Match[str] | None] = field(init=False, repr=False, compare=False)
 
-    def could_match(self, line: str, low: str) -> bool:
-        """False only when pattern.search(line) is certainly None; low is folded(line)."""
-        if not _holds(self.needs, line, low):
-            return False
-        return self.alternatives is None or any(_holds(alt, line, low) for alt in self.alternatives)
+    def __post_init__(self) -> None:
+        test = _test_source(self.needs, self.alternatives)
+        scope: dict[str, Any] = {"_search": self.pattern.search}
+        exec(f"def could_match(line, low):\n    return {test}\n"  # noqa: S102  (literals via repr)
+             f"def search(line, low):\n    return _search(line) if {test} else None\n", scope)
+        object.__setattr__(self, "could_match", scope["could_match"])
+        object.__setattr__(self, "search", scope["search"])
 
-    def search(self, line: str, low: str) -> re.Match[str] | None:
-        """pattern.search(line), skipped when it cannot match."""
-        return self.pattern.search(line) if self.could_match(line, low) else None
+
+def _test_source(needs: tuple[Need, ...], alternatives: tuple[tuple[Need, ...], ...] | None) -> str:
+    """A Python expression of line and low, true when _holds(needs) and (no alternatives or
+    _holds(one alternative)): each literal written with repr."""
+    test = _needs_source(needs)
+    if alternatives is not None:
+        test = f"{test} and ({' or '.join(_needs_source(alt) for alt in alternatives)})"
+    return test
+
+
+def _needs_source(needs: tuple[Need, ...]) -> str:
+    if not needs:
+        return "True"
+    parts = [" or ".join(f"{text!r} in {'low' if icase else 'line'}" for text, icase in sorted(need))
+             for need in needs]
+    return "(" + " and ".join(f"({part})" for part in parts) + ")"
 
 
 def _holds(needs: tuple[Need, ...], line: str, low: str) -> bool:
@@ -203,15 +227,10 @@ class Gate:
         if self._always:
             return None
         out: set[int] = set()
-        for regex, haystack in ((self._exact, text), (self._folded, folded(text))):
-            line = last = 0
-            m = regex.search(haystack) if regex is not None else None
-            while m is not None:
-                line += haystack.count("\n", last, m.start())
-                last = m.start()
-                out.add(line)
-                after = haystack.find("\n", last)
-                m = regex.search(haystack, after + 1) if after >= 0 else None  # type: ignore[union-attr]
+        if self._exact is not None:
+            key_lines(self._exact, text, out)
+        if self._folded is not None:  # (8 MiB lowered only for a gate with a case-insensitive key)
+            key_lines(self._folded, folded(text), out)
         return out
 
     def any_match(self, line: str) -> bool:
@@ -231,16 +250,58 @@ class Gate:
                 candidates.update(at[m.group()])
                 m = regex.search(text, m.start() + 1)
         gated = self.gated
-        for i in sorted(candidates):  # Gated.search, inlined: this runs for every line of a log
-            g = gated[i]
-            if not _holds(g.needs, line, low):
-                continue
-            if g.alternatives is not None and not any(_holds(alt, line, low) for alt in g.alternatives):
-                continue
-            found = g.pattern.search(line)
+        for i in sorted(candidates):
+            found = gated[i].search(line, low)
             if found is not None:
                 return i, found
         return None
+
+
+_CHUNK = 1 << 20
+"""Characters of text split into lines at a time once keys are on most lines (key_lines)."""
+
+
+def key_lines(regex: re.Pattern[str], text: str, out: set[int]) -> None:
+    """Add the indexes of the lines of text ("\\n"-joined) where regex, a trie of literals,
+    finds a key. One search per hit line, each a few C calls; once keys are on most lines so far
+    (and no key holds a line break), the rest of the text is split into lines a chunk at a time
+    and each is searched in C (map, compress): a ticket of half a million lines that all name the
+    GPU made this loop a second of Python (issue 21)."""
+    line = last = hits = 0
+    one_line = "\n" not in regex.pattern  # (re.escape keeps a line break a line break)
+    m = regex.search(text)
+    while m is not None:
+        line += text.count("\n", last, m.start())
+        last = m.start()
+        out.add(line)
+        hits += 1
+        after = text.find("\n", last)
+        if after < 0:
+            return
+        if hits >= 512 and hits * 4 > line and one_line:
+            _each_line(regex, text, after + 1, line + 1, out)
+            return
+        m = regex.search(text, after + 1)
+
+
+def _each_line(regex: re.Pattern[str], text: str, pos: int, line: int, out: set[int]) -> None:
+    """Add the indexes of the lines from text[pos:] (line `line` starts at pos) where regex finds
+    a match, searched line by line."""
+    n = len(text)
+    search = regex.search
+    while True:
+        end = n
+        if pos + _CHUNK < n:
+            end = text.rfind("\n", pos, pos + _CHUNK)
+            if end < 0:  # a line longer than the chunk
+                end = text.find("\n", pos + _CHUNK)
+                end = n if end < 0 else end
+        parts = text[pos:end].split("\n")
+        out.update(compress(range(line, line + len(parts)), map(search, parts)))
+        if end >= n:
+            return
+        line += len(parts)
+        pos = end + 1
 
 
 def _key(text: str, icase: bool) -> str:

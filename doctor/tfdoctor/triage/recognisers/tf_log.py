@@ -154,6 +154,10 @@ _LOG_LINE_WIDER = re.compile(
 )
 
 
+_FEW = 2000
+"""Lines (of anchors that need a second word) read without looking for the second word first."""
+
+
 class _Gates:
     """The lines logmap.recognise can answer: those a pattern of its could match (its causes'
     patterns, its log-format line), and those holding a mined template's rarest head words."""
@@ -164,14 +168,38 @@ class _Gates:
         self.vocab = Gate(map(literal, words)) if words is not None else None
         # Both in one gate for the whole-text search: one scan of the text instead of two
         self.both = Gate([*self.patterns.gated, *self.vocab.gated]) if self.vocab is not None else None
+        # ... or the anchors that need a second word looked for apart, and where the lines they
+        # are on are many, kept only where vocab.could_match says so: prose and short lines naming
+        # CUDA or TensorFlow (anchors that need "device", "Created") were each read, cleaned and
+        # asked of every gate in turn (issue 21).
+        groups = vocab.anchor_groups() if self.vocab is not None else None
+        self.split: tuple[Gate, Gate] | None = None
+        if groups is not None and groups[1]:
+            alone, paired, _seconds = groups
+            self.split = (Gate([*self.patterns.gated, *map(literal, alone)]), Gate(map(literal, paired)))
 
     def lines_to_search(self, lines: Sequence[str]) -> set[int] | None:
         """Indexes of the lines either gate keeps, found over the whole text at once; None: all."""
         return self.lines_in("\n".join(lines))
 
     def lines_in(self, text: str) -> set[int] | None:
-        """lines_to_search for lines already joined by "\\n"."""
-        keyed = self.both.lines_in(text) if self.both is not None else None
+        """lines_to_search for lines already joined by "\\n": a line where a pattern's key or
+        an anchor that decides alone is, or an anchor that needs a second word (with one, where
+        such lines are many), or the log format."""
+        if self.both is None:
+            return None
+        if self.split is None:
+            keyed = self.both.lines_in(text)
+        else:
+            alone, paired = self.split
+            keyed = alone.lines_in(text)
+            maybe = paired.lines_in(text)
+            if keyed is None or maybe is None:
+                return None
+            maybe -= keyed
+            if len(maybe) > _FEW:
+                maybe = _vocab_lines(text, maybe)
+            keyed |= maybe
         if keyed is None:
             return None
         _log_lines(text, keyed)
@@ -180,6 +208,35 @@ class _Gates:
     def any_match(self, line: str) -> bool:
         # the pattern gate last: logmap.recognise searches it again on a line it lets through
         return _log_line(line) or vocab.could_match(line) or self.patterns.any_match(line)
+
+
+def _vocab_lines(text: str, maybe: set[int]) -> set[int]:
+    """The lines of maybe (indexes of text's lines) vocab.could_match keeps: the text split a
+    chunk at a time. A line it keeps cleaned, it keeps raw: cleaning takes off a prefix that ends
+    where a word does."""
+    out: set[int] = set()
+    wanted = sorted(maybe)
+    could_match = vocab.could_match
+    n, pos, line, k = len(text), 0, 0, 0
+    while k < len(wanted):
+        end = n if pos + _CHUNK >= n else text.rfind("\n", pos, pos + _CHUNK)
+        if end < 0:
+            end = text.find("\n", pos + _CHUNK)
+            end = n if end < 0 else end
+        parts = text[pos:end].split("\n")
+        top = line + len(parts)
+        while k < len(wanted) and wanted[k] < top:
+            i = wanted[k]
+            if could_match(parts[i - line]):
+                out.add(i)
+            k += 1
+        if end >= n:
+            break
+        line, pos = top, end + 1
+    return out
+
+
+_CHUNK = 1 << 20
 
 
 def _log_lines(text: str, out: set[int]) -> None:
