@@ -513,6 +513,17 @@ class ToolkitFacts:
 
 
 @dataclass(frozen=True, slots=True)
+class IntentFacts:
+    """What a ticket's words say the user is after, beside what its output shows (triage only: a
+    live run leaves it empty); `provenance["intent.gpu"]` says where each was read."""
+
+    gpu: str | None = None
+    """A GPU the user says they have, as written ("RTX 5090"): the ticket is about using a GPU."""
+    and_cuda: bool = False
+    """The ticket installs tensorflow[and-cuda] (the pip CUDA wheels)."""
+
+
+@dataclass(frozen=True, slots=True)
 class NodeFacts:
     """Who collected the facts, and on which machine: the names redaction must hide in them,
     wherever the document is redacted (`report --from` runs on another machine)."""
@@ -591,6 +602,8 @@ class Facts:
     """Fact paths nobody showed but taken from the compatibility tables (a ticket's TensorFlow build
     configuration, from its release's tested one): checks judge with them, and triage still asks
     for the real value."""
+    intent: IntentFacts = IntentFacts()
+    """What a ticket's words say the user is after (a GPU, the [and-cuda] install)."""
     node: NodeFacts = NodeFacts()
     """The collecting machine and user (a ticket's, when it shows them); redacted documents carry
     their pseudonyms."""

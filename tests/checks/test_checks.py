@@ -6,7 +6,15 @@ from dataclasses import replace
 
 import pytest
 from helpers import change, gpu, healthy, ids, judge, pip_lib
-from tfdoctor.facts import Distribution, HostFacts, LoaderAnswer, ProbeIssue, TfLoaderFacts, ToolkitFacts
+from tfdoctor.facts import (
+    Distribution,
+    HostFacts,
+    IntentFacts,
+    LoaderAnswer,
+    ProbeIssue,
+    TfLoaderFacts,
+    ToolkitFacts,
+)
 from tfdoctor.findings import CheckStatus, Severity
 from tfdoctor.registry import all_checks
 
@@ -154,7 +162,8 @@ CASES = {
     # a ticket naming an RTX 5090 (no nvidia-smi): compute capability 12.0 from the model's name
     "gpu-named-newer-than-tf": (replace(H, driver=replace(H.driver, gpus=()), unknown=("driver.gpus",),
                                         tensorflow=_tf(version="2.20.0"),
-                                        provenance={"intent.gpu": "RTX 5090 (ticket prose, line 1)"}),
+                                        intent=IntentFacts(gpu="RTX 5090"),
+                                        provenance={"intent.gpu": "ticket prose, line 1"}),
                                 None),
     # a ticket from a Jetson (aarch64) with PyPI's TensorFlow, its build not shown
     "tf-aarch64-pypi-no-cuda": (change(H, platform={"machine": "aarch64"},
@@ -164,11 +173,13 @@ CASES = {
     "tf-windows-native-cuda-too-new": (replace(change(H, platform={"system": "Windows"}), tensorflow=None,
                                                toolkits=(ToolkitFacts(version="12.1", via="claimed"),),
                                                unknown=("tensorflow",),
-                                               provenance={"intent.gpu": "GPU (ticket prose, line 1)"}),
+                                               intent=IntentFacts(gpu="GPU"),
+                                               provenance={"intent.gpu": "ticket prose, line 1"}),
                                        None),
     "tf-windows-native-gpu-unverified": (replace(change(H, platform={"system": "Windows"}), tensorflow=None,
                                                  unknown=("tensorflow",),
-                                                 provenance={"intent.gpu": "GPU (ticket prose, line 1)"}),
+                                                 intent=IntentFacts(gpu="GPU"),
+                                                 provenance={"intent.gpu": "ticket prose, line 1"}),
                                          None),
     "host-gpu-fault": (replace(H, host=HostFacts(kernel_log=(
         "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.",))), "host-gpu-fault"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tfdoctor.facts import Distribution, HostFacts, TensorFlowFacts, ToolkitFacts
+from tfdoctor.facts import Distribution, HostFacts, IntentFacts, TensorFlowFacts, ToolkitFacts
 from tfdoctor.facts_smoke import LogCause, SmokeDevice, SmokeFacts
 
 from tests.helpers import change, healthy, ids, judge
@@ -214,12 +214,13 @@ def test_release_that_misses_its_pip_libraries_only_where_libraries_were_not_pro
     assert "tf-release-misses-pip-cuda-libs" not in ids(judge(other))
     # No package list in the ticket, a GPU wanted: the documented install ([and-cuda]) is assumed.
     words = change(replace(healthy(), tensorflow=tf, libraries=(), unknown=("libraries", "python.packages"),
-                           provenance={"intent.gpu": "GPU (ticket prose, line 1)"}), python={"packages": {}})
+                           intent=IntentFacts(gpu="GPU"),
+                           provenance={"intent.gpu": "ticket prose, line 1"}), python={"packages": {}})
     report = judge(words)
     assert "tf-release-misses-pip-cuda-libs" in ids(report)
     assert "assumed" in str(next(f for f in report.findings
                                  if f.id == "tf-release-misses-pip-cuda-libs").evidence)
-    assert "tf-release-misses-pip-cuda-libs" not in ids(judge(replace(words, provenance={})))
+    assert "tf-release-misses-pip-cuda-libs" not in ids(judge(replace(words, intent=IntentFacts())))
     listed = replace(words, unknown=("libraries",))  # a pip list without nvidia wheels: not this
     assert "tf-release-misses-pip-cuda-libs" not in ids(judge(listed))
     system = replace(words, toolkits=(ToolkitFacts(None, "12.3.107", via="ticket"),))  # nvcc shown
@@ -290,13 +291,14 @@ def test_blackwell_named_in_a_ticket() -> None:
     capability 12.0, PTX only in the wheel; a warning, so a log's library failure still leads."""
     ticket = replace(healthy(), tensorflow=old_tf("2.18.0", "12.5"),
                      driver=replace(healthy().driver, gpus=()), unknown=("driver.gpus",),
-                     provenance={"intent.gpu": "5070TI (ticket prose, line 3)"})
+                     intent=IntentFacts(gpu="5070TI"), provenance={"intent.gpu": "ticket prose, line 3"})
     ticket = replace(ticket, tensorflow=replace(ticket.tensorflow, compute_capabilities=(
         "sm_60", "sm_70", "sm_80", "sm_89", "compute_90")))
     assert "gpu-named-newer-than-tf" in ids(judge(ticket))
     for name in ("NVIDIA B200", "RTX PRO 6000 Blackwell"):
-        assert "gpu-named-newer-than-tf" in ids(judge(replace(ticket, provenance={"intent.gpu": name})))
-    older = replace(ticket, provenance={"intent.gpu": "RTX 4090 (ticket prose, line 3)"})
+        assert "gpu-named-newer-than-tf" in ids(judge(replace(ticket, intent=IntentFacts(gpu=name))))
+    older = replace(ticket, intent=IntentFacts(gpu="RTX 4090"),
+                            provenance={"intent.gpu": "ticket prose, line 3"})
     assert "gpu-named-newer-than-tf" not in ids(judge(older))
     listed = replace(ticket, unknown=())  # nvidia-smi in the ticket: gpu-compute-capability decides
     assert "gpu-named-newer-than-tf" not in ids(judge(listed))
@@ -306,7 +308,8 @@ def test_windows_without_a_tensorflow_version() -> None:
     """Native Windows, a GPU wanted, no TensorFlow version shown (DeepLabCut/DeepLabCut#2081): the
     2.11+ loss of GPU support is named as unverified; WSL, or a known version, leave it to tf-gpu-build."""
     words = replace(change(healthy(), platform={"system": "Windows"}), tensorflow=None,
-                    unknown=("tensorflow",), provenance={"intent.gpu": "GPU (ticket prose, line 1)"})
+                    unknown=("tensorflow",), intent=IntentFacts(gpu="GPU"),
+                                             provenance={"intent.gpu": "ticket prose, line 1"})
     assert "tf-windows-native-gpu-unverified" in ids(judge(words))
     assert "tf-windows-native-gpu-unverified" not in ids(judge(change(words, platform={"is_wsl": True})))
     known = change(healthy(), platform={"system": "Windows"})

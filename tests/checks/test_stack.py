@@ -89,7 +89,8 @@ def test_each_element_names_where_both_sides_come_from() -> None:
 
 def test_the_reports_show_every_fit() -> None:
     """The text report and the Markdown support report carry the table, the failing row marked."""
-    text = CliRunner().invoke(cli, ["triage", "-"], input="tensorflow-gpu 2.1.0\ncuDNN 7.4.1\nCUDA 10.1\n").stdout
+    ticket = "tensorflow-gpu 2.1.0\ncuDNN 7.4.1\nCUDA 10.1\n"
+    text = CliRunner().invoke(cli, ["triage", "-"], input=ticket).stdout
     lines = text.splitlines()
     start = lines.index("Compatibility (has / needs):")
     assert lines[start + 1].startswith("  [ok] CUDA toolkit 10.1 (the ticket says); needs CUDA 10.1")

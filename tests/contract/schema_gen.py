@@ -143,6 +143,7 @@ ADDED_LATER: set[tuple[str, str]] = {
     ("DriverFacts", "topology"),
     ("Facts", "node"),
     ("Facts", "assumed"),
+    ("Facts", "intent"),
 }
 
 

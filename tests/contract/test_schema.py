@@ -209,8 +209,9 @@ def test_hand_written_facts_validate_and_round_trip():
 
 
 def empty(value: Any) -> bool:
-    """Null, an empty list or object, or an object of such: what a field added later defaults to."""
-    return value is None or value in ([], {}) or (
+    """Null, false, an empty list or object, or an object of such: what a field added later
+    defaults to."""
+    return value is None or value is False or value in ([], {}) or (
         isinstance(value, dict) and all(empty(v) for v in value.values()))
 
 

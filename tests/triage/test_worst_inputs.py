@@ -69,7 +69,8 @@ def test_long_prose_claims():
     assert facts["python"]["version"] == "3.10"
     assert facts["platform"]["distro"] == "Ubuntu 22.04"
     assert facts["toolkits"] == [{"path": None, "version": "12.2", "via": "claimed", "cudnn_version": None}]
-    assert facts["provenance"]["intent.gpu"] == "RTX 3090 (ticket prose, line 1)"
+    assert facts["intent"]["gpu"] == "RTX 3090"
+    assert facts["provenance"]["intent.gpu"] == "ticket prose, line 1"
     assert facts["python"]["packages"] == {"numpy": "1.26.4"}
 
 
@@ -156,5 +157,6 @@ def test_gpu_words_read_as_wanting_a_gpu():
     that is a GeForce model beside GPU words ("GPU 2050 CUDA": an RTX 2050) wins over the bare
     "GPU" of the lines before it."""
     facts = triage_json(BENCH.gpu_words(SIZE))["facts"]
-    assert facts["provenance"]["intent.gpu"] == "2050 (ticket prose, line 2051)"
+    assert facts["intent"]["gpu"] == "2050"
+    assert facts["provenance"]["intent.gpu"] == "ticket prose, line 2051"
     assert facts["toolkits"] == [] and facts["tensorflow"] is None

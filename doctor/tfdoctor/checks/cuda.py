@@ -246,18 +246,19 @@ def tf_release_pip_libs(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     # No package list, but a GPU is wanted: the release's documented install is [and-cuda].
     # (Not where the ticket shows a system toolkit: that TensorFlow may be meant to use it.)
     system_cuda = any(t.via != "claimed" for t in facts.toolkits)
-    assumed = not facts.known("python.packages") and bool(facts.provenance.get("intent.gpu")) \
-        and not system_cuda
-    if not (pip_cuda or facts.provenance.get("intent.and_cuda") or assumed):
+    assumed = not facts.known("python.packages") and bool(facts.intent.gpu) and not system_cuda
+    if not (pip_cuda or facts.intent.and_cuda or assumed):
         raise NotApplicable
-    how = ("installed with [and-cuda]" if pip_cuda or facts.provenance.get("intent.and_cuda")
+    how = ("installed with [and-cuda]" if pip_cuda or facts.intent.and_cuda
            else "installed as its install page says (pip install tensorflow[and-cuda])")
     yield Finding(
         "tf-release-misses-pip-cuda-libs", Severity.ERROR,
         f"TensorFlow {tf.version} {how} does not find the CUDA libraries of its own "
         "pip wheels (site-packages/nvidia/*/lib): it lists no GPU unless they are on LD_LIBRARY_PATH.",
-        {"tensorflow.version": tf.version or "", "and_cuda": facts.provenance.get("intent.and_cuda")
-         or ("nvidia-*-cu12 wheels installed" if pip_cuda else "assumed: no package list in the ticket")},
+        {"tensorflow.version": tf.version or "",
+         "and_cuda": f"tensorflow[and-cuda] ({facts.provenance.get('intent.and_cuda', 'the ticket')})"
+         if facts.intent.and_cuda else
+         ("nvidia-*-cu12 wheels installed" if pip_cuda else "assumed: no package list in the ticket")},
         hint="Upgrade TensorFlow, or put every site-packages/nvidia/*/lib directory on LD_LIBRARY_PATH "
              "(tfdoctor fix does it for the environment when it can probe it).",
         links=(link,))

@@ -63,7 +63,7 @@ def gpu_named_in_ticket(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     for a Blackwell GPU the wheel has only PTX, whose JIT is known to fail there. Where the GPUs
     are known, gpu-compute-capability judges them instead."""
     tf = facts.tensorflow
-    named = facts.provenance.get("intent.gpu") or ""
+    named = facts.intent.gpu or ""
     cc = next((cc for pattern, cc in NAMED_CC if pattern.search(named)), None)
     if facts.known("driver.gpus") or cc is None or tf is None or tf.is_cuda_build is False \
             or not tf.compute_capabilities:
@@ -72,10 +72,11 @@ def gpu_named_in_ticket(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         return
     yield Finding(
         "gpu-named-newer-than-tf", Severity.WARNING,  # inferred from a name: a log outranks it
-        f"The ticket names a {named.split(' (')[0]} (compute capability {cc}, Blackwell): TensorFlow "
+        f"The ticket names a {named} (compute capability {cc}, Blackwell): TensorFlow "
         f"{tf.version} has no binaries for it, and its PTX does not compile for it: the first kernel "
         "fails (CUDA_ERROR_INVALID_PTX).",
-        {"gpu": named, "gpu.compute_capability": f"{cc} (from the model's name)",
+        {"gpu": f"{named} ({facts.provenance.get('intent.gpu', 'the ticket')})",
+         "gpu.compute_capability": f"{cc} (from the model's name)",
          "tensorflow.compute_capabilities": ", ".join(tf.compute_capabilities),
          "tensorflow.version": tf.version or "?"},
         hint=no_wheel_runs_on(cc, compat.best_tf_for(facts.python.version, None, (cc,), jit_ok=True)),

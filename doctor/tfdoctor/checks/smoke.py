@@ -360,7 +360,7 @@ def _printed_by(source: str | None) -> str | None:
         return None
     families = sources.releases(source)
     if not families:
-        return f"a file no TensorFlow {sources.covered()} wheel names"
+        return f"a file no TensorFlow {sources.covered()} Linux x86-64 wheel names"
     return sources.describe(families)
 
 

@@ -25,7 +25,7 @@ def wants_gpu_signs(facts: Facts) -> bool:
     d = facts.driver
     return bool(d.driver_version or d.device_nodes or facts.libraries or facts.cuda_driver.library
                 or (facts.smoke and any(dv.device_type == "GPU" for dv in facts.smoke.devices))
-                or facts.provenance.get("intent.gpu"))
+                or facts.intent.gpu)
 
 
 def _target_tf(facts: Facts) -> str:

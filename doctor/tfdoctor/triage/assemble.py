@@ -20,6 +20,7 @@ from tfdoctor.facts import (
     Facts,
     GpuFacts,
     HostFacts,
+    IntentFacts,
     LogCause,
     PlatformFacts,
     PythonFacts,
@@ -88,16 +89,16 @@ def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
                      kernel_log_read=True if seen.has("host.kernel_log") else None)
     if not seen.has("host.kernel_log"):
         unknown.append("host")
-    if seen.get("intent.gpu"):
-        provenance["intent.gpu"] = f"{seen.get('intent.gpu')} ({seen.where('intent.gpu')})"
-    if seen.get("intent.and_cuda"):
-        provenance["intent.and_cuda"] = f"tensorflow[and-cuda] ({seen.where('intent.and_cuda')})"
+    intent = IntentFacts(gpu=seen.get("intent.gpu") or None, and_cuda=bool(seen.get("intent.and_cuda")))
+    for path in ("intent.gpu", "intent.and_cuda"):
+        if seen.get(path):
+            provenance[path] = seen.where(path) or ""
     unknown += ["cuda_driver", "libraries", "xla", "driver.device_nodes"]
     smoke = _smoke(seen, tensorflow)
     return Facts(
         schema_version=SCHEMA_VERSION, tool_version=__version__, collected_at=collected_at,
         python=python, platform=platform, env=env, driver=driver, tensorflow=tensorflow,
-        smoke=smoke, toolkits=toolkits, host=host,
+        smoke=smoke, toolkits=toolkits, host=host, intent=intent,
         unknown=tuple(dict.fromkeys(unknown)), provenance=provenance, assumed=tuple(dict.fromkeys(assumed)),
     )
 
