@@ -118,3 +118,18 @@ def test_tf_log_gate_keeps_every_line_it_would_answer():
         keyed = gate.lines_in("\n".join(lines))
         want = {i for i, line in enumerate(lines) if gate.any_match(clean(line))}
         assert want and want <= keyed
+
+
+def test_noise_and_harmless_through_the_benign_gate():
+    """is_noise is NOISE's search, and harmless names the first benign entry whose regex
+    matches, on every real line and on each entry's own samples."""
+    from tfdoctor.knowledge import catalogue
+
+    benign = catalogue().benign
+    samples = [s for b in benign for s in getattr(b, "samples", ())]
+    for line in [*REAL, *samples]:
+        assert logmap.is_noise(line) is bool(logmap.NOISE.search(line)), line
+        first = next((b.reason for b in benign if b.regex.search(line)), None)
+        got = logmap.harmless(line)
+        if logmap.log_level(line) is not None and first is not None:
+            assert got == (logmap.HARMLESS, first), line

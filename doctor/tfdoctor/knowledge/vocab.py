@@ -326,21 +326,33 @@ def _index() -> _Index:
 _compiled = cache(_compile)
 
 
+_by_anchor: dict[str, tuple[_Compiled, ...]] = {}
+"""Each anchor's templates compiled, in _index's order: looked up by the word instead of hashing
+each Template again for _compiled's cache (a log line asks for several, a log has many lines)."""
+
+
+def _compiled_of(word: str) -> tuple[_Compiled, ...]:
+    found = _by_anchor.get(word)
+    if found is None:
+        found = _by_anchor[word] = tuple(map(_compiled, _index().by_anchor[word]))
+    return found
+
+
 def _candidates(line: str) -> Iterator[_Compiled]:
-    idx = _index()
+    by_anchor = _index().by_anchor
     seen: set[str] = set()
     for w in _WORD.findall(line):
-        if w in idx.by_anchor and w not in seen:
+        if w in by_anchor and w not in seen:
             seen.add(w)
-            yield from map(_compiled, idx.by_anchor[w])
-    yield from map(_compiled, idx.unanchored)
+            yield from _compiled_of(w)
+    yield from map(_compiled, _index().unanchored)
 
 
 def _score(c: _Compiled, line: str) -> tuple[int, int] | None:
     """(fixed characters matched, 1 for a whole instance / 0 for a truncated one), or None."""
-    if all(w in line for w in c.words) and c.full.search(line):
+    if all(map(line.__contains__, c.words)) and c.full.search(line):
         return c.total, 1
-    if c.truncated is None or not all(w in line for w in c.head_words):
+    if c.truncated is None or not all(map(line.__contains__, c.head_words)):
         return None
     m = c.truncated.search(line)
     if m is None:
