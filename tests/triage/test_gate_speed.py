@@ -133,3 +133,22 @@ def test_noise_and_harmless_through_the_benign_gate():
         got = logmap.harmless(line)
         if logmap.log_level(line) is not None and first is not None:
             assert got == (logmap.HARMLESS, first), line
+
+
+def test_line_local_trigger_regexes_find_the_same_lines_one_by_one():
+    """A trigger regex marked line_local finds, searched line by line once it is on most lines,
+    the lines the search over the joined text finds: real lines, and dense made-up ones."""
+    from tfdoctor.triage.recognisers import _text, build_info, pip_list
+
+    rng = random.Random(3)
+    made = [rng.choice(["numpy 1.2", "a  2.0.1 x", "b (3.1)", "v2 here", "x 12", " 1a", "\t9.9rc1",
+                        "pkg  1.0)", "", "  ", "vv9"]) + rng.choice(["", " ", "\t"]) for _ in range(6000)]
+    for trigger in (pip_list._TRIGGER, build_info._TRIGGER, _text.EVERY_LINE):
+        assert trigger.line_local and trigger.regex is not None
+        for lines in (REAL, made, made + REAL, REAL + made):
+            text = "\n".join(lines)
+            whole: set[int] = set()
+            _text.regex_lines(text, trigger.regex, whole)
+            each: set[int] = set()
+            _text.regex_lines(text, trigger.regex, each, lines)
+            assert each == whole

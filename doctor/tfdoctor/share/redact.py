@@ -50,8 +50,15 @@ _WIN_HOME = re.compile(r"(?i)\b([A-Z]:\\Users)\\([A-Za-z0-9._ -]+)")
 _VISIBLE_VARS = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
 _PLAIN = re.compile(r"[A-Za-z0-9._+-]*")
 
+_PLAIN_LINES = re.compile(r"[A-Za-z0-9._+\-\n]*")
+"""Plain words (_PLAIN), one a line."""
+_MANY = 64
+"""Pairs in a map from which one test of them all is worth making first (_walk)."""
+
 STRUCTURAL = frozenset({"unknown", "provenance", "assumed"})
 """Keys whose strings (or, for provenance, whose keys) are fact paths, not collected text."""
+_KEYED = STRUCTURAL | {"uuid", "serial", "pci_bus_id"}
+"""Keys whose values _walk does not simply pass to text()."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,11 +217,7 @@ class Redactor:
         """text() of a short word of letters, digits and ._+- (no secret pattern, path, URL, GPU
         or PCI id fits in one): the literal secrets and names only. A 300,000-line pip list made
         redaction take seconds."""
-        if self._any_name is None:  # one search decides most words: no name, secret or serial in it
-            names = (*self.identity.secrets, *self._credentials, *self._serials, *self._users,
-                     *self.identity.users, *self._hosts, *self.identity.hosts)
-            self._any_name = re.compile("|".join(re.escape(n) for n in names if n) or "(?!)", re.IGNORECASE)
-        if not self._any_name.search(value):
+        if not self._name_regex().search(value):  # one search: no name, secret or serial in most words
             return value
         keep = self.policy.keep
         for secret in self.identity.secrets + self._learned_secrets():
@@ -273,6 +276,8 @@ class Redactor:
                 return {str(k): self._walk(v, "") for k, v in value.items()}
             return value
         if isinstance(value, dict):
+            if len(value) >= _MANY and self._all_plain_and_nameless(value):
+                return dict(value)  # what the comprehension below makes of it
             return {self.text(str(k)): self._walk(v, str(k)) for k, v in value.items()}
         if isinstance(value, list):
             if value and all(isinstance(v, str) for v in value):
@@ -289,17 +294,43 @@ class Redactor:
             return self.pseudonym("pci", _pci_key(match) if match else value)
         return self.text(value)
 
+    def _all_plain_and_nameless(self, value: dict[Any, Any]) -> bool:
+        """Whether text() leaves every key and value of a map of strings as it is and _walk asks
+        nothing else of them: each a short plain word (text() reads only the literal names in
+        those), none of them names a name (one search of them all joined), and no key is one
+        _walk treats apart. A pasted pip list is 230,000 such pairs, each looked up twice."""
+        if not set(map(type, value)) <= {str} or not set(map(type, value.values())) <= {str}:
+            return False
+        if not value.keys().isdisjoint(_KEYED):
+            return False
+        if max(map(len, value)) >= 20 or max(map(len, value.values())) >= 20:
+            return False
+        joined = "\n".join([*value, *value.values()])
+        if "xox" in joined or not _PLAIN_LINES.fullmatch(joined):
+            return False
+        # a name holding a line break may match across two: then the pairs are read one by one
+        return self._name_regex().search(joined) is None
+
+    def _name_regex(self) -> re.Pattern[str]:
+        """_names' one search for any name, secret or serial."""
+        if self._any_name is None:
+            names = (*self.identity.secrets, *self._credentials, *self._serials, *self._users,
+                     *self.identity.users, *self._hosts, *self.identity.hosts)
+            self._any_name = re.compile("|".join(re.escape(n) for n in names if n) or "(?!)", re.IGNORECASE)
+        return self._any_name
+
     def _learn(self, data: dict[str, Any]) -> None:
         """Collect the names to hide from the facts themselves (a file from another machine)."""
         self._memo.clear()
         self._any_name = None
-        for text in dict.fromkeys(_strings(data)):  # each distinct string once
-            if "@" in text:
-                self._credentials.update(c for c in url_credentials(text) if len(c) >= 4)
-            if "/" in text:
-                self._users.update(m.group(2) for m in _HOME.finditer(text))
-            if "\\" in text:
-                self._users.update(m.group(2) for m in _WIN_HOME.finditer(text))
+        texts = list(dict.fromkeys(_strings(data)))  # each distinct string once
+        joined = "\n".join(texts)  # which marks any string holds, three searches in C
+        learners = (("@", self._learn_credentials), ("/", self._learn_home), ("\\", self._learn_win_home))
+        for mark, learn in learners:
+            if mark in joined:
+                for text in texts:
+                    if mark in text:
+                        learn(text)
         self._users -= _NOT_IDENTIFYING_USERS
         gpus = (data.get("driver") or {}).get("gpus") or []
         self._serials = {
@@ -318,6 +349,15 @@ class Redactor:
             self._hosts.update(
                 h for h in tf_config_hosts(tf_config) if h.lower() not in _NOT_IDENTIFYING_HOSTS
             )
+
+    def _learn_credentials(self, text: str) -> None:
+        self._credentials.update(c for c in url_credentials(text) if len(c) >= 4)
+
+    def _learn_home(self, text: str) -> None:
+        self._users.update(m.group(2) for m in _HOME.finditer(text))
+
+    def _learn_win_home(self, text: str) -> None:
+        self._users.update(m.group(2) for m in _WIN_HOME.finditer(text))
 
     def _device(self, entry: str) -> str:
         """A CUDA_VISIBLE_DEVICES entry; a UUID prefix becomes the pseudonym of the GPU it picks."""
@@ -389,18 +429,27 @@ def _replace_path(text: str, prefix: str, replacement: str) -> str:
     return re.sub(pattern, lambda _m: replacement, text)
 
 
-def _strings(value: Any) -> Iterator[str]:
+def _strings(value: Any, out: list[str] | None = None) -> list[str]:
+    """Every string of value (dict keys too, and a list of strings also joined by ":"), into a
+    list: a pasted pip list is 460,000 of them, each yielded up three generators."""
+    if out is None:
+        out = []
     if isinstance(value, str):
-        yield value
+        out.append(value)
     elif isinstance(value, dict):
+        if set(map(type, value.values())) <= {str}:  # a map of strings: no call per entry
+            out.extend(map(str, value))
+            out.extend(value.values())
+            return out
         for k, v in value.items():
-            yield str(k)
-            yield from _strings(v)
+            out.append(str(k))
+            _strings(v, out)
     elif isinstance(value, list):
         if value and all(isinstance(v, str) for v in value):
-            yield ":".join(value)  # a split path list: a URL cut apart is whole again
+            out.append(":".join(value))  # a split path list: a URL cut apart is whole again
         for v in value:
-            yield from _strings(v)
+            _strings(v, out)
+    return out
 
 
 def _safe(func: Any) -> str | None:

@@ -126,15 +126,23 @@ def forget() -> None:
     _last = (None, 0, "", [], [], {})
 
 
-def regex_lines(text: str, regex: re.Pattern[str], out: set[int]) -> None:
+def regex_lines(text: str, regex: re.Pattern[str], out: set[int], lines: Sequence[str] | None = None) -> None:
     """Add the indexes of the lines of text where regex finds a match (its leftmost match from a
-    line's start starts in that line whenever the line holds one)."""
-    line = last = 0
+    line's start starts in that line whenever the line holds one). With the lines text joins, for
+    a regex that finds in a line alone what it finds from the line's start in the text (no match
+    across a line break, no anchor or look-around that reads one differently): once it is on most
+    lines so far, the rest are searched one by one in C (map, compress), as literal_lines does."""
+    line = last = hits = 0
     m = regex.search(text)
     while m is not None:
         line += text.count("\n", last, m.start())
         last = m.start()
         out.add(line)
+        hits += 1
+        if hits >= 512 and hits * 4 > line and lines is not None:
+            rest = range(line + 1, len(lines))
+            out.update(compress(rest, map(regex.search, islice(lines, line + 1, None))))
+            return
         after = text.find("\n", last)
         m = regex.search(text, after + 1) if after >= 0 else None
 
@@ -168,10 +176,13 @@ class Trigger:
     literals: tuple[str, ...] = ()
     folded: tuple[str, ...] = ()
     regex: re.Pattern[str] | None = None
+    line_local: bool = False
+    """The regex finds in a line alone what it finds from the line's start in the joined text
+    (regex_lines may then search the lines one by one)."""
 
     def lines(self, lines: Sequence[str]) -> list[int]:
         """Ascending 0-based indexes of the lines that hold what the trigger looks for."""
-        text, _long, low, _memo = _ticket(lines)
+        text, long, low, _memo = _ticket(lines)
         out: set[int] = set()
         for literal in self.literals:
             literal_lines(text, literal, out, lines)
@@ -182,11 +193,12 @@ class Trigger:
         for literal in self.folded:
             literal_lines(low[0], literal, out)
         if self.regex is not None:
-            regex_lines(text, self.regex, out)
+            # (not over the lines where some are over MAX_LINE: the text holds them blank)
+            regex_lines(text, self.regex, out, lines if self.line_local and not long else None)
         return sorted(out)
 
 
-EVERY_LINE = Trigger(regex=re.compile(""))
+EVERY_LINE = Trigger(regex=re.compile(""), line_local=True)
 
 
 class Walk:

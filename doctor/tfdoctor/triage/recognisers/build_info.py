@@ -43,7 +43,7 @@ _CUDA_FIRST = re.compile(r"[\s`'\"*]*v?(\d{1,2}\.\d)(?![\d])")
 _LOOKAHEAD = 12
 # Every line recognise acts on holds one of these ("v2.3.0-54-g... 2.3.1" a "v" and a digit)
 _TRIGGER = Trigger(("version", "Version", "VERSION", "unknown", "is_cuda_build", "_capabilities",
-                    "is_built_with_cuda()"), ("platform",), re.compile(r"v\d"))
+                    "is_built_with_cuda()"), ("platform",), re.compile(r"v\d"), line_local=True)
 
 
 def _obs(path: str, value: Any, line: int) -> Observation:
