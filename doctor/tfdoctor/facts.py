@@ -578,7 +578,9 @@ class Facts:
     tensorflow: TensorFlowFacts | None = None
     """The TensorFlow installed in the target; None when it has none or the target could not be probed."""
     libraries: tuple[LibraryFacts, ...] = ()
-    """CUDA libraries this TensorFlow will dlopen, in TF's load order; empty without a CUDA TensorFlow."""
+    """CUDA libraries this TensorFlow will dlopen, in TF's load order; empty without a CUDA TensorFlow.
+    A ticket's are only those its user says are not found (path None); "libraries" then stays in
+    `unknown`, since a library nobody named may be missing too."""
     xla: XlaFacts | None = None
     """ptxas and libdevice as XLA will find them; None without a CUDA TensorFlow."""
     tf_loader: TfLoaderFacts | None = None

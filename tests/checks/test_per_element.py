@@ -69,3 +69,35 @@ def test_a_stated_cudnn_older_than_the_build_s_is_judged() -> None:
 def test_a_stated_cudnn_that_fits_or_does_not_count_is_not_judged(ticket: str) -> None:
     """Only a cuDNN the ticket says is installed, for a release that loads the system's, is judged."""
     assert "cudnn-wrong-version" not in _findings(ticket)
+
+
+def test_a_library_the_user_says_is_not_found_is_a_fact_judged_per_library() -> None:
+    """"Libcudart.so.11.0 not found" in a user's words (the title of
+    david8862/tf-keras-stacked-hourglass-keypoint-detection#13) is read as a fact, the library not
+    found, and judged by cuda-libraries like a probed library that did not resolve: libcudart is
+    one TensorFlow needs for any GPU, so an error, even with no TensorFlow release named."""
+    hit = _findings("Tensorflow GPU libarary Libcudart.so.11.0 not found\n")["cuda-library-missing"]
+    assert hit["severity"] == "error" and "libcudart.so.11.0" in hit["message"]
+    assert hit["evidence"]["library.path"] == "not found (the ticket says: ticket prose, line 1)"
+    optional = _findings("libcurand.so.10 is missing\n")["cuda-library-missing"]
+    assert optional["severity"] == "warning"  # curand fails only the ops that use it
+
+
+def test_a_stated_missing_library_gets_the_fix_of_its_release() -> None:
+    """TensorFlow 2.8 has no [and-cuda] extra: the hint names its CUDA 11.2 and cuDNN 8.1, and no
+    pip command installs an extra that does not exist; TensorFlow 2.16 gets its own [and-cuda]."""
+    old = _findings("tensorflow 2.8.0\nlibcublasLt.so.11 not found\n")["cuda-library-missing"]
+    assert "CUDA 11.2 and cuDNN 8.1" in old["hint"], old["hint"]
+    assert old.get("remediation") is None, old.get("remediation")
+    assert old["evidence"]["library.soname"] == "libcublasLt.so.11"
+    new = _findings("tensorflow 2.16.1\nlibcudnn.so.8 not found\n")["cuda-library-missing"]
+    assert "tensorflow[and-cuda]==2.16.1" in " ".join(new["remediation"]["commands"]), new
+
+
+def test_a_library_named_in_a_program_s_output_is_not_a_claim() -> None:
+    """TensorFlow's own line is the log's cause (tf-log-library-not-loaded), not a user's claim."""
+    line = ("2020-11-26 10:23:19.183104: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] "
+            "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open "
+            "shared object file: No such file or directory\n")
+    found = _findings("tensorflow 2.4.0\n" + line)
+    assert "tf-log-library-not-loaded" in found and "cuda-library-missing" not in found

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from tfdoctor import stack
 from tfdoctor.checks.advice import cuda_libraries as cuda_libraries_advice
 from tfdoctor.checks.common import (
     TF_INSTALL,
@@ -21,7 +22,7 @@ from tfdoctor.checks.gpu import gpu_label, same_model
 from tfdoctor.checks.usable import REQUIRED_LIBS, loadable
 from tfdoctor.facts import Facts, LibraryFacts
 from tfdoctor.findings import Finding, Remediation, Severity
-from tfdoctor.registry import CheckConfig, NotApplicable, check
+from tfdoctor.registry import CheckConfig, CouldNotCheck, NotApplicable, check
 
 WSL_LIB = "/usr/lib/wsl/lib"
 OPTIONAL_LIBS = ("nvshmem",)
@@ -125,8 +126,11 @@ def _compat_dir(library: str | None) -> str | None:
     return directory if ("compat" in parts or any(p.startswith("cuda-compat") for p in parts)) else None
 
 
-def _lib_ev(lib: LibraryFacts) -> dict[str, str]:
+def _lib_ev(lib: LibraryFacts, facts: Facts) -> dict[str, str]:
     ev = {"library.soname": lib.soname, "library.path": lib.path or "not found"}
+    said = facts.provenance.get(f"libraries.{lib.soname}")
+    if said:
+        ev["library.path"] = f"not found (the ticket says: {said})"
     if lib.version:
         ev["library.version"] = f"{lib.version} (from {lib.version_source})"
     if lib.found_via:
@@ -141,16 +145,22 @@ def _lib_ev(lib: LibraryFacts) -> dict[str, str]:
 @check("cuda-libraries", "CUDA libraries TensorFlow loads", "cuda",
        emits=("cuda-library-missing", "cuda-library-unloadable", "cuda-library-too-old",
               "cuda-library-shadowed", "cuda-library-version-unknown"),
-       needs="tensorflow", reads=("tensorflow", "libraries"))
+       reads=())
 def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
-    """Each library TF dlopens resolves, is at least as new as TF's build, and is not shadowed."""
-    tf = facts.tensorflow
-    if tf is None or not tf.is_cuda_build:
+    """Each library TF dlopens resolves, is at least as new as TF's build, and is not shadowed.
+    Judged per library: a ticket's libraries are those its user says are not found, judged even
+    when the ticket names no TensorFlow release."""
+    missing = facts.unknown_of("tensorflow", "libraries")
+    if missing and not facts.libraries:
+        raise CouldNotCheck(*missing)
+    tf = stack.gpu_build(facts)
+    if tf is None and facts.known("tensorflow"):
         raise NotApplicable
+    release = tf.version if tf else None
     pip_pkg = {"cudart": "nvidia-cuda-runtime", "cudnn": "nvidia-cudnn",
                "cusolver": "nvidia-cusolver", "nvjitlink": "nvidia-nvjitlink"}
     for lib in facts.libraries:
-        ev = _lib_ev(lib)
+        ev = _lib_ev(lib, facts)
         if lib.path is None:
             # Only the libraries TryDlopenCUDALibraries needs make TF skip every GPU; the others
             # (curand, cupti, nccl, nvshmem, nvjitlink) fail later, in the ops that use them.
@@ -170,13 +180,15 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                         f"{nvidia_wheel('nvidia-nvshmem', facts)}.")
             if lib.other_versions and not pip_copy:
                 hint = (f"Only another major version is installed ({lib.other_versions[0]}); "
-                        f"TensorFlow {tf.version} needs {lib.soname}. " + hint)
+                        f"TensorFlow {release} needs {lib.soname}. " + hint)
             yield Finding(
                 "cuda-library-missing", severity,
                 f"TensorFlow cannot load {lib.soname}, {effect}.", ev, hint=hint,
                 remediation=_library_fix(facts, lib, pip_copy, severity),
                 links=(TF_INSTALL,))
             continue
+        if tf is None:
+            continue  # (a ticket's libraries are only ones said not to be found)
         if not loadable(lib):
             # The file is there but the loader refuses or crashes on it, as TF's dlopen will.
             yield Finding(
@@ -335,7 +347,7 @@ def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             "cudnn-gpu-unsupported", Severity.ERROR if too_old and release.verified else Severity.WARNING,
             f"cuDNN {lib.version} supports compute capability {span}{sure}; {which} "
             f"({g.name}) {'is' if len(gpus) == 1 else 'are'} {cc}.",
-            {**_lib_ev(lib), "gpu.compute_capability": cc, "cudnn.supported": span},
+            {**_lib_ev(lib, facts), "gpu.compute_capability": cc, "cudnn.supported": span},
             hint="Pin the nvidia-cudnn wheel to a release that lists this GPU's architecture "
                  "(TensorFlow's own [and-cuda] pin is the tested one).",
             # Re-pinning helps only when the wheel strayed from TF's pin; a GPU newer than the
@@ -352,8 +364,11 @@ def _library_fix(facts: Facts, lib: LibraryFacts, pip_copy: list[str],
         return Remediation("activation-hook-ld-library-path", (
             f"export LD_LIBRARY_PATH={shlex.quote(os.path.dirname(pip_copy[0]))}"
             '"${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"',))
-    if severity is Severity.INFO or facts.tensorflow is None:
-        return None
+    tf = version(facts.tensorflow.version if facts.tensorflow else None)
+    windows = (facts.platform.system or "").lower() == "windows" and not facts.platform.is_wsl
+    if severity is Severity.INFO or tf is None or (tf.major, tf.minor) < (2, 14) or windows:
+        return None  # no [and-cuda] extra before 2.14 nor on native Windows: the hint says how
+    assert facts.tensorflow is not None
     return Remediation("install-tf-and-cuda", (
         pip_install(facts, f"tensorflow[and-cuda]=={facts.tensorflow.version}"),))
 

@@ -21,6 +21,7 @@ from tfdoctor.facts import (
     GpuFacts,
     HostFacts,
     IntentFacts,
+    LibraryFacts,
     LogCause,
     PlatformFacts,
     PythonFacts,
@@ -93,12 +94,20 @@ def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
     for path in ("intent.gpu", "intent.and_cuda"):
         if seen.get(path):
             provenance[path] = seen.where(path) or ""
+    # The libraries a ticket shows are those the user says are not found: the list stays unknown
+    # (a library nobody named may be missing too), each named one is judged on its own.
+    libraries: list[LibraryFacts] = []
+    for ob in seen.each("library.missing"):
+        name, soname = ob.value
+        if all(lib.soname != soname for lib in libraries):
+            libraries.append(LibraryFacts(name=name, soname=soname))
+            provenance.setdefault(f"libraries.{soname}", f"{ob.source}, line {ob.line}")
     unknown += ["cuda_driver", "libraries", "xla", "driver.device_nodes"]
     smoke = _smoke(seen, tensorflow)
     return Facts(
         schema_version=SCHEMA_VERSION, tool_version=__version__, collected_at=collected_at,
         python=python, platform=platform, env=env, driver=driver, tensorflow=tensorflow,
-        smoke=smoke, toolkits=toolkits, host=host, intent=intent,
+        smoke=smoke, toolkits=toolkits, host=host, intent=intent, libraries=tuple(libraries),
         unknown=tuple(dict.fromkeys(unknown)), provenance=provenance, assumed=tuple(dict.fromkeys(assumed)),
     )
 

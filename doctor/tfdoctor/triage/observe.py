@@ -70,6 +70,7 @@ PATHS: dict[str, str] = {
     "log.gpu_list": "int: the number of GPUs TensorFlow listed (list_physical_devices output)",
     "log.libcuda_loaded": "str: TensorFlow's log says it opened libcuda (the driver library loads)",
     "intent.gpu": "str: a GPU the user says they have (prose): the ticket is about using a GPU",
+    "library.missing": "tuple[str, str]: (name, soname) of a CUDA library the user says is not found",
     "intent.and_cuda": "bool: the ticket installs tensorflow[and-cuda] (the pip CUDA wheels)",
 }
 """Every path an observation may name, with the value it carries."""

@@ -66,12 +66,20 @@ _AND_CUDA = gated(re.compile(r"\btensorflow\[and-cuda\]", re.IGNORECASE))
 # What the user says is installed: "the CPU version that is installed", "cpu build is installed"
 _CPU_BUILD = gated(re.compile(r"\bcpu[- ](?:only )?(?:build|version|variant)s? (?:that )?(?:of tensorflow )?"
                               r"(?:is|was|are|were|gets|got|being) (?:installed|pulled|picked)", re.IGNORECASE))
+# "libcudart.so.11.0 not found": a CUDA library the user says TensorFlow cannot find (a fact judged by
+# cuda-libraries like a probed library that did not resolve; TensorFlow's own message for it is
+# dso_loader's "Could not load dynamic library", a log line)
+_LIBRARY_MISSING = gated(re.compile(
+    r"\b(?P<s>lib(?P<n>cudart|cublaslt|cublas|cufft|curand|cusolver|cusparse|cudnn|nccl)\w*\.so[.\d]*)"
+    r"\s+(?:is\s+)?(?:not found|missing)", re.IGNORECASE))
+_LIBRARY_NAMES = {"cublaslt": "cublasLt"}
 _CONDA = gated(re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE))
 
 
 _PACKAGE_KINDS = frozenset(f"python.package:{name}" for name in ("keras", "numpy", "protobuf"))
 _CLAIM_GATE = Gate(g.pattern for g in (_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU,
-                                         _GPU_WORDS, _JETSON, _AND_CUDA, _CONDA, _CPU_BUILD))
+                                         _GPU_WORDS, _JETSON, _AND_CUDA, _CONDA, _CPU_BUILD,
+                                         _LIBRARY_MISSING))
 """Every pattern a claim needs (a bare model counts only beside _GPU_WORDS; the others only
 qualify a claim): a line none of them can match says nothing."""
 
@@ -100,7 +108,8 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
             if path == "intent.gpu" and value == "GPU":
                 generic = generic or Observation(path, value, number, NAME)
                 continue
-            kind = f"{path}:{value[0]}" if isinstance(value, tuple) else path  # a package: per name
+            # a package or a library: one claim per name
+            kind = f"{path}:{value[0]}" if isinstance(value, tuple) else path
             if kind not in done:
                 done.add(kind)
                 yield Observation(path, value, number, NAME)
@@ -162,3 +171,7 @@ def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]
         yield "tensorflow.is_cuda_build", False
     if "python.conda" not in done and _CONDA.search(line, low):
         yield "python.conda", True
+    for lib in (_LIBRARY_MISSING.pattern.finditer(line) if _LIBRARY_MISSING.could_match(line, low) else ()):
+        name = lib.group("n").lower()
+        name = _LIBRARY_NAMES.get(name, name)
+        yield "library.missing", (name, "lib" + name + lib.group("s")[3 + len(name):])
