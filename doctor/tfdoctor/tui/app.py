@@ -121,7 +121,9 @@ class DoctorApp(FixRunner):
 
     @work(thread=True, exclusive=True, group="diagnosis", exit_on_error=False)
     def _diagnose(self, cancel: threading.Event) -> Report:
-        return self.load_report(self._progress, cancel)
+        report = self.load_report(self._progress, cancel)
+        self.make_plan(report)  # here, off the UI thread: the report arrives with its fix plan
+        return report
 
     def _progress(self, name: str, value: float | None = None, *_: Any) -> None:
         """Called from probe and smoke threads; posting a message is thread-safe."""

@@ -1,6 +1,8 @@
-"""The apply and undo of the fix plan, as the app runs them: one at a time, in a worker thread,
-with pip's lines and the applier's status followed live off the UI thread, SIGTERM turned into
-quit-after-rollback, and a fresh diagnosis after each. DoctorApp (tui/app.py) is one of these."""
+"""The fix plan and its apply and undo, as the app runs them: the plan made off the UI thread
+(by the diagnosis worker, with the report it hands over), one apply or undo at a time in a worker
+thread, with pip's lines and the applier's status followed live off the UI thread, SIGTERM turned
+into quit-after-rollback, and a fresh diagnosis after each. DoctorApp (tui/app.py) is one of
+these."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
+from textual.reactive import reactive
 
 from tfdoctor.tui.messages import FixesDone
 
@@ -33,9 +36,42 @@ class FixRunner(App[None]):
     fix_lines: deque[str]
     fix_status: str
     _old_sigterm: Any
+    planned: tuple[Any, Any, str | None] = (None, None, None)
+    """(report, its fix plan or None, why there is none): the last plan made, off the UI thread."""
+    plans_made = reactive(0, init=False)
+    """Counts the plans a planning worker made for a report that came without one (screens that
+    wait for a plan watch it); the diagnosis worker's plan comes with its report."""
 
     def start_run(self) -> None:
         raise NotImplementedError
+
+    def make_plan(self, report: Report) -> None:
+        """Plan the fixes of `report` with the applier's planner (the CLI's, as `tfdoctor fix`),
+        in the calling thread: a worker's (the diagnosis worker plans before it hands the report
+        over), never the UI thread. A plan that cannot be made is recorded with the reason."""
+        plan, error = None, None
+        try:
+            from tfdoctor.fixing.planner import plan_fixes
+
+            planner: Any = getattr(self.applier, "plan", None) or plan_fixes
+            plan = planner(report)
+        except Exception as exc:  # noqa: BLE001  (a plan that cannot be made is shown, not raised)
+            error = f"{type(exc).__name__}: {exc}"
+        self.planned = (report, plan, error)
+
+    def plan_of(self, report: Report | None) -> tuple[Any, str | None] | None:
+        """(the plan made for this report, why there is none); None while it is not made yet."""
+        made, plan, error = self.planned
+        return (plan, error) if report is not None and made is report else None
+
+    @work(thread=True, exclusive=True, group="planning", exit_on_error=False)
+    def plan_in_worker(self, report: Report) -> None:
+        """Plan a report that came without a plan; plans_made tells the screens waiting for it."""
+        self.make_plan(report)
+        self.call_from_thread(self._plan_made)
+
+    def _plan_made(self) -> None:
+        self.plans_made += 1
 
     def apply_fixes(self, plan: Any, fix_ids: list[str]) -> None:
         """Apply these steps of `plan` through the injected applier, in a worker (one at a

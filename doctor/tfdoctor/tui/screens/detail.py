@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -46,26 +44,17 @@ class CommandTable(DataTable[str]):
         return self.commands[min(max(self.cursor_row, 0), len(self.commands) - 1)]
 
 
-_last_plan: list[Any] = [None, None, None]
-"""The last (report, planner, plan): one plan per report however often a detail is shown."""
-
-
 def plan_step(app: object, report: Report, finding: Finding) -> tuple[int, FixStep] | None:
     """The fix plan's step for this finding and its number on the fix screen; None when the
-    plan has none (or cannot be made). The plan is the fix screen's (the applier's planner)."""
-    from tfdoctor.fixing.planner import plan_fixes
-
+    plan has none, cannot be made or is not made yet. The plan is the fix screen's, made off
+    the UI thread (it comes with the report: DoctorApp.make_plan), only looked up here."""
     if finding.remediation is None:  # the plan makes steps of remediations only
         return None
-    planner = getattr(getattr(app, "applier", None), "plan", None) or plan_fixes
-    if _last_plan[0] is report and _last_plan[1] == planner:  # the side pane asks again on every highlight
-        plan = _last_plan[2]
-    else:
-        try:
-            plan = planner(report)
-        except Exception:  # noqa: BLE001  (no plan: the finding's own commands are shown)
-            return None
-        _last_plan[:] = [report, planner, plan]
+    plan_of = getattr(app, "plan_of", None)
+    made = plan_of(report) if callable(plan_of) else None
+    plan = made[0] if made else None
+    if plan is None:
+        return None
     index = next((i for i, s in enumerate(plan.steps) if finding.id in s.findings
                   and s.commands), None)
     return None if index is None else (numbers(plan)[index], plan.steps[index])

@@ -1,7 +1,7 @@
 """The fix plan, the CLI's own: the same planner, the same step text (fixing/render.py), the same
 apply. Steps tfdoctor applies are selectable; manual ones are commands for a person and are never
 "applied". One apply at a time; undo only when there is something to undo; after either, the
-diagnosis re-runs and the plan is rebuilt from it."""
+diagnosis re-runs and the plan comes with its report (made off the UI thread: fixrun.py)."""
 
 from __future__ import annotations
 
@@ -58,25 +58,23 @@ class FixScreen(Screen[None]):
         self.plan_error: str | None = None
         self.previews: dict[int, Any] = {}
         self.undoable = False
-        self._planned = False
+        self.waiting = False  # no plan for the report yet: a worker makes it, then recompose
 
-    def _build_plan(self) -> None:
-        """The plan of the app's report, by the applier's planner (the CLI's) when it has one."""
+    def _take_plan(self) -> None:
+        """The plan a worker made for the app's report (not yet: one is asked to make it)."""
         app = doctor(self)
-        self.plan, self.plan_error, self.previews, self._planned = None, None, {}, True
+        self.plan, self.plan_error, self.previews, self.waiting = None, None, {}, False
         if app.report is None:
             return
-        try:
-            from tfdoctor.fixing.planner import plan_fixes
-
-            planner: Any = getattr(app.applier, "plan", None) or plan_fixes
-            self.plan = planner(app.report)
-        except Exception as exc:  # noqa: BLE001  (a plan that cannot be made is shown, not raised)
-            self.plan_error = f"{type(exc).__name__}: {exc}"
+        made = app.plan_of(app.report)
+        if made is None:
+            self.waiting = True
+            app.plan_in_worker(app.report)
+            return
+        self.plan, self.plan_error = made
 
     def compose(self) -> ComposeResult:
-        if not self._planned:
-            self._build_plan()
+        self._take_plan()
         plan = self.plan
         yield VerdictBar(id="verdict")
         with VerticalScroll(id="fixes"):
@@ -105,6 +103,7 @@ class FixScreen(Screen[None]):
     def on_mount(self) -> None:
         self.set_interval(0.5, self._tick)
         self.watch(self.app, "report", self._report_changed, init=False)
+        self.watch(self.app, "plans_made", self._report_changed, init=False)
         self.watch(self.app, "running", self._show_result, init=False)
         self._after_change()
         for selection in self.query(SelectionList):
@@ -116,8 +115,7 @@ class FixScreen(Screen[None]):
         self._load_previews()
 
     async def _report_changed(self, _value: object = None) -> None:
-        """After an apply or undo the diagnosis re-ran: the plan is rebuilt from it."""
-        self._build_plan()
+        """After an apply or undo the diagnosis re-ran (or a late plan came): show the plan."""
         await self.recompose()
         self._after_change()
         for selection in self.query(SelectionList):
@@ -125,6 +123,8 @@ class FixScreen(Screen[None]):
 
     def _heading(self) -> Content:
         plan = self.plan
+        if self.waiting:
+            return Content.styled("Making the fix plan ...", "bold")
         if self.plan_error:
             return Content.styled(f"Cannot make the fix plan: {self.plan_error}", "bold $text-error")
         if plan is None:

@@ -67,6 +67,13 @@ class MainScreen(Screen[None]):
         for name in ("report", "running", "error"):
             self.watch(self.app, name, self.show_report, init=False)
         self.show_report()
+        self.watch(self.app, "plans_made", self._plan_made, init=False)
+
+    def _plan_made(self, _value: object = None) -> None:
+        """A plan made late (the report came without one): the side pane shows its step."""
+        self.shown_in_side = None
+        if self.has_class("-wide"):
+            self._show_side_of_focus()
 
     def show_report(self, _value: object = None) -> None:
         app = doctor(self)
