@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -29,16 +32,38 @@ def triage(ctx: click.Context, files: tuple[str, ...], as_json: bool, fail_on: s
     Facts the text does not show stay unknown (never absent); the report ends with what to ask
     the user for. Reads standard input when FILE is - or absent.
     """
-    from tfdoctor.cmdkit import check_writable, emit, save_facts
+    from tfdoctor.cmdkit import check_writable
+
+    if not files and sys.stdin.isatty():
+        raise click.UsageError("give the ticket's text files, or - to read standard input")
+    check_writable(save)
+    with _few_collections():
+        _triage(ctx, files, as_json, fail_on, verbose, save, no_redact)
+
+
+@contextmanager
+def _few_collections() -> Iterator[None]:
+    """The cyclic garbage collector run every 100,000 allocations instead of 700 while a ticket
+    is read: triage keeps hundreds of thousands of small objects (observations, a pip list's
+    packages), and each full collection walked all of them again, eight times for a pasted pip
+    list (0.3 s of its 3, issue 21). Cycles are still collected; the peak is the same."""
+    before = gc.get_threshold()
+    gc.set_threshold(100_000, before[1], before[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+def _triage(ctx: click.Context, files: tuple[str, ...], as_json: bool, fail_on: str, verbose: bool,
+            save: Path | None, no_redact: bool) -> None:
+    from tfdoctor.cmdkit import emit, save_facts
     from tfdoctor.console import note
     from tfdoctor.registry import CheckConfig
     from tfdoctor.report import build_report
     from tfdoctor.triage import triage_facts
     from tfdoctor.triage.read import read_inputs
 
-    if not files and sys.stdin.isatty():
-        raise click.UsageError("give the ticket's text files, or - to read standard input")
-    check_writable(save)
     texts = read_inputs(list(files), sys.stdin.buffer)
     facts, observations = triage_facts(texts)
     summary, recognised = read_summary(observations), bool(observations)
