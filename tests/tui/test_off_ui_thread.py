@@ -118,3 +118,40 @@ def test_a_plan_that_cannot_be_made_is_shown_not_raised() -> None:
         assert "Cannot make the fix plan: ValueError: no prefix" in screen_text(app)
 
     drive(app, scenario, size=(100, 40))
+
+
+def test_the_export_looks_for_existing_files_in_a_worker(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Whether the files exist is asked in the save worker (a hung mount blocks it, not the
+    screen); an existing file is still only replaced after a second Enter."""
+    from tfdoctor.tui.screens.export import ExportScreen
+
+    threads: list[threading.Thread] = []
+    real = ExportScreen.targets
+
+    def targets(self, path):  # type: ignore[no-untyped-def]
+        threads.append(threading.current_thread())
+        return real(self, path)
+
+    monkeypatch.setattr(ExportScreen, "targets", targets)
+    target = tmp_path / "report.json"
+    target.write_text("old")
+    app = make_app(Loader(problems_report()))
+
+    async def scenario(pilot):  # type: ignore[no-untyped-def]
+        ui = threading.current_thread()
+        await settle(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#export-path").value = str(target)
+        await pilot.press("enter")
+        await settle(pilot)
+        said = str(app.screen.query_one("#save-status").render())
+        assert f"{target} exists: Enter again replaces it" in said
+        assert target.read_text() == "old"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.exported == target and not isinstance(app.screen, ExportScreen)
+        assert len(threads) == 2 and ui not in threads
+
+    drive(app, scenario, size=(100, 30))
+    assert target.read_text().startswith("{")

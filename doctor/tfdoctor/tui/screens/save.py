@@ -1,5 +1,6 @@
 """Save a document to a file the user names: asked in a dialog, never overwriting an existing
-file without a second Enter, written (owner-only) in a thread worker, not on the UI thread."""
+file without a second Enter, looked up and written (owner-only) in a thread worker, not on the
+UI thread (a path on a hung mount blocks the worker, never the screen)."""
 
 from __future__ import annotations
 
@@ -40,29 +41,32 @@ class SaveScreen(ModalScreen[Path | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         path = Path(event.value.strip() or self.default).expanduser()
-        there = [p for p in self.targets(path) if p.exists()]
-        if there and self._confirmed != path:
-            self._confirmed = path
-            names = " and ".join(str(p.absolute()) for p in there)
-            self._say(f"{names} exists: Enter again replaces it, Escape keeps it.",
-                      "$text-warning")
-            return
         self._say(f"Writing {path} ...", "")
-        self._save(path)
+        self._save(path, self._confirmed == path)
 
     def targets(self, path: Path) -> list[Path]:
         """Every file writing to `path` writes (asked about before any is replaced)."""
         return [path]
 
     @work(thread=True, exclusive=True, group="save", exit_on_error=False)
-    def _save(self, path: Path) -> None:
+    def _save(self, path: Path, confirmed: bool) -> None:
         try:
+            there = [p for p in self.targets(path) if p.exists()]
+            if there and not confirmed:
+                names = " and ".join(str(p.absolute()) for p in there)
+                self.app.call_from_thread(self._ask, path, f"{names} exists: Enter again "
+                                          "replaces it, Escape keeps it.")
+                return
             written = self.write(path)
         except OSError as exc:
             why = f"Cannot write {path}: {exc.strerror or exc}"
             self.app.call_from_thread(self._say, why, "$text-error")
             return
         self.app.call_from_thread(self.dismiss, written)
+
+    def _ask(self, path: Path, question: str) -> None:
+        self._confirmed = path
+        self._say(question, "$text-warning")
 
     def _say(self, text: str, style: str) -> None:
         self.query_one("#save-status", Static).update(Content.styled(text, style) if style
