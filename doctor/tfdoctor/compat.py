@@ -302,6 +302,23 @@ def _gpu_models() -> tuple[tuple[tuple[re.Pattern[str], ...], GpuModel], ...]:
     return tuple(models)
 
 
+@cache
+def _series() -> tuple[tuple[tuple[re.Pattern[str], ...], str, str], ...]:
+    return tuple((tuple(re.compile(p, re.IGNORECASE) for p in row["patterns"]), row["compute_capability"],
+                  row["name"]) for row in _table("gpus")["series"])
+
+
+def compute_capability_of(name: str) -> tuple[str, str] | None:
+    """(compute capability, the model or series it comes from) of a GPU by its name (a user's
+    words, nvidia-smi's table): the [[gpu]] model table first, then NVIDIA's series; None when
+    neither knows it."""
+    model = gpu_model(name)
+    if model is not None:
+        return model.compute_capability, model.name
+    return next(((cc, series) for patterns, cc, series in _series() if any(p.search(name) for p in patterns)),
+                None)
+
+
 def gpu_model(nvml_name: str) -> GpuModel | None:
     """The model whose patterns match an NVML device name, or None (never a guess between two)."""
     hits = [m for patterns, m in _gpu_models() if any(p.search(nvml_name) for p in patterns)]

@@ -233,9 +233,29 @@ def gpu(facts: Facts, g: GpuFacts) -> Fit | None:
                kind in ("sass", "ptx"), kernels=kind)
 
 
+def named_gpu(facts: Facts) -> Fit | None:
+    """Without a GPU list (a ticket with no nvidia-smi): the GPU the user names, its compute
+    capability from the model or series tables (compat.compute_capability_of), against the build."""
+    tf = gpu_build(facts)
+    named = facts.intent.gpu
+    hit = compat.compute_capability_of(named) if named else None
+    if facts.known("driver.gpus") or tf is None or not tf.compute_capabilities or hit is None:
+        return None
+    v = _version(tf.version)
+    if "tensorflow.compute_capabilities" in facts.assumed and (
+            v is None or v.is_devrelease or v.is_prerelease or v.local):
+        return None
+    cc, series = hit
+    kind = kernels(tf, cc)
+    return Fit("GPU (named)", "compute capability in " + ", ".join(tf.compute_capabilities),
+               _need_from(facts, "tensorflow.compute_capabilities"),
+               f"{cc}, {named} ({series})", _from(facts, "intent.gpu", "the ticket"),
+               kind in ("sass", "ptx"), kernels=kind)
+
+
 def evaluate(facts: Facts) -> tuple[Fit, ...]:
     """Every element there is evidence for, judged: the driver, the toolkit, cuDNN, Python, and
-    each GPU."""
-    fits = [driver(facts), toolkit(facts), cudnn(facts), python(facts)]
+    each GPU (or the one a ticket names)."""
+    fits = [driver(facts), toolkit(facts), cudnn(facts), python(facts), named_gpu(facts)]
     fits += [gpu(facts, g) for g in facts.driver.gpus]
     return tuple(f for f in fits if f is not None)

@@ -116,3 +116,22 @@ def test_kernels_per_gpu_and_a_source_build_is_not_judged_on_the_table() -> None
     assert kepler is not None and kepler.kernels == "none" and kepler.fits is False
     assert gpu_fit("2.20.0-dev", "12.0", assumed=True) is None
     assert gpu_fit("2.20.0-dev", "6.1", assumed=False) is not None
+
+
+def test_a_gpu_named_without_nvidia_smi_is_judged_by_its_series() -> None:
+    """A ticket that names the GPU but shows no nvidia-smi: its compute capability comes from the
+    model and series tables (NVIDIA's CUDA GPUs list), judged against the build's architectures.
+    A Kepler GTX 780 Ti (3.5) has no kernels in TensorFlow 2.15; an RTX 5080 (12.0) only PTX under 2.21,
+    which compiles for it; an RTX 3090 (8.6) has SASS under 2.15, so nothing is said of it."""
+    def found(ticket: str) -> dict[str, dict]:
+        return {f["id"]: f for f in _triage(ticket)["findings"]}
+    kepler = found("tensorflow 2.15.0\nMy GPU is a GeForce GTX 780 Ti\n")["gpu-too-old-for-tf"]
+    assert kepler["severity"] == "warning"
+    assert kepler["evidence"]["gpu.compute_capability"] == "3.5 (from the model's name)"
+    blackwell = found("tensorflow 2.21.0\nGPU: RTX 5080\n")["gpu-ptx-jit-only"]
+    assert "compute capability 12.0" in blackwell["message"]
+    assert not [k for k in found("tensorflow 2.15.0\nGPU: RTX 3090\n") if k.startswith("gpu-")]
+    facts, _ = triage_facts(["tensorflow 2.15.0\nMy GPU is a GeForce GTX 780 Ti\n"])
+    named = stack.named_gpu(facts)
+    assert named is not None and named.fits is False and named.kernels == "none"
+    assert named.have.startswith("3.5, GeForce GTX 780 Ti")

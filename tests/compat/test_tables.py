@@ -81,6 +81,10 @@ SCHEMA = {
         },
         {"fp16_tensor_tflops": NUM, "bf16_tensor_tflops": NUM},
     ),
+    ("gpus", "series"): (
+        {"name": STR, "patterns": LIST, "examples": LIST, "compute_capability": STR, "verified": BOOL},
+        {},
+    ),
     ("gpus", "cc"): (
         {
             "compute_capability": STR,
@@ -253,3 +257,25 @@ def test_gpu_examples_match_only_their_own_row():
         for example in gpu["examples"]:
             hits = [k for k, pats in compiled.items() if any(p.search(example) for p in pats)]
             assert hits == [gpu["key"]], (example, hits)
+
+
+def test_series_examples_match_only_their_own_row():
+    """A named GPU maps to one series, of a compute capability the [[cc]] list knows; where the
+    model table knows the name too, both say the same capability."""
+    from tfdoctor import compat
+
+    series = load("gpus")["series"]
+    compiled = [[re.compile(p, re.IGNORECASE) for p in row["patterns"]] for row in series]
+    ccs = {r["compute_capability"] for r in load("gpus")["cc"]}
+    for i, row in enumerate(series):
+        assert row["compute_capability"] in ccs, row["name"]
+        for example in row["examples"]:
+            hits = [j for j, pats in enumerate(compiled) if any(p.search(example) for p in pats)]
+            assert hits == [i], (example, [series[j]["name"] for j in hits])
+            assert compat.compute_capability_of(example)[0] == row["compute_capability"], example
+    for model in load("gpus")["gpu"]:
+        for example in model["examples"]:
+            hits = [row for row, pats in zip(series, compiled, strict=True)
+                    if any(p.search(example) for p in pats)]
+            assert all(r["compute_capability"] == model["compute_capability"] for r in hits), (example, hits)
+    assert compat.compute_capability_of("a Radeon RX 7900") is None

@@ -47,40 +47,46 @@ def _gpu(g: GpuFacts) -> dict[str, str]:
     return {"gpu.index": str(g.index), "gpu.name": g.name or "unknown"}
 
 
-NAMED_CC = (
-    (re.compile(r"\b(?:RTX\s?)?50[5-9]0(?:\s?Ti|TI)?\b|RTX PRO \d{4}\w* Blackwell", re.IGNORECASE), "12.0"),
-    (re.compile(r"\bG?B[12]00\b"), "10.0"),
-)
-"""GPU models a ticket may name without nvidia-smi, whose compute capability is newer than every
-released wheel's binaries: Blackwell (GeForce RTX 50 series and RTX PRO Blackwell 12.0, B100 /
-B200 / GB200 10.0; NVIDIA's CUDA GPUs table, checked 2026-11-24)."""
-
-
 @check("gpu-named-in-ticket", "The GPU a ticket names has kernels in this TensorFlow", "gpu",
-       emits=("gpu-named-newer-than-tf",), needs="tensorflow", reads=("tensorflow", "tensorflow.build"))
+       emits=("gpu-named-newer-than-tf", "gpu-too-old-for-tf", "gpu-ptx-jit-only"), needs="tensorflow",
+       reads=("tensorflow", "tensorflow.build"))
 def gpu_named_in_ticket(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
-    """Without a GPU list (a ticket with no nvidia-smi), a GPU model named in the user's words:
-    for a Blackwell GPU the wheel has only PTX, whose JIT is known to fail there. Where the GPUs
-    are known, gpu-compute-capability judges them instead."""
+    """Without a GPU list (a ticket with no nvidia-smi), the GPU model the user names, its compute
+    capability from the model and series tables (stack.named_gpu), judged as gpu-compute-capability
+    judges a listed GPU; warnings, since a name is weaker evidence than a log. Where the GPUs are
+    known, gpu-compute-capability judges them instead."""
+    fit = stack.named_gpu(facts)
     tf = facts.tensorflow
-    named = facts.intent.gpu or ""
-    cc = next((cc for pattern, cc in NAMED_CC if pattern.search(named)), None)
-    if facts.known("driver.gpus") or cc is None or tf is None or tf.is_cuda_build is False \
-            or not tf.compute_capabilities:
+    if fit is None or tf is None or fit.kernels == "sass":
         raise NotApplicable
-    if stack.kernels(tf, cc) in ("sass", "ptx"):
-        return
-    yield Finding(
-        "gpu-named-newer-than-tf", Severity.WARNING,  # inferred from a name: a log outranks it
-        f"The ticket names a {named} (compute capability {cc}, Blackwell): TensorFlow "
-        f"{tf.version} has no binaries for it, and its PTX does not compile for it: the first kernel "
-        "fails (CUDA_ERROR_INVALID_PTX).",
-        {"gpu": f"{named} ({facts.provenance.get('intent.gpu', 'the ticket')})",
-         "gpu.compute_capability": f"{cc} (from the model's name)",
-         "tensorflow.compute_capabilities": ", ".join(tf.compute_capabilities),
-         "tensorflow.version": tf.version or "?"},
-        hint=no_wheel_runs_on(cc, compat.best_tf_for(facts.python.version, None, (cc,), jit_ok=True)),
-        links=(TF_SOURCE,))
+    named, cc = facts.intent.gpu or "GPU", fit.have.split(",")[0]
+    ev = {"gpu": f"{named} ({fit.have_from})", "gpu.compute_capability": f"{cc} (from the model's name)",
+          "tensorflow.compute_capabilities": ", ".join(tf.compute_capabilities),
+          "tensorflow.version": tf.version or "?"}
+    if fit.kernels == "none":
+        fits, fix = matching_tf(facts)
+        yield Finding(
+            "gpu-too-old-for-tf", Severity.WARNING,  # inferred from a name: a log outranks it
+            f"The ticket names a {named} (compute capability {cc}), older than any architecture "
+            f"TensorFlow {tf.version} was built for.",
+            ev, hint=f"Use an older TensorFlow whose wheel still covers this GPU: {fits}.",
+            remediation=fix, links=(TF_SOURCE,))
+    elif fit.kernels == "ptx":
+        yield Finding(
+            "gpu-ptx-jit-only", Severity.WARNING,
+            f"The ticket names a {named} (compute capability {cc}): TensorFlow {tf.version} runs its "
+            "kernels only by JIT-compiling PTX, so every start can take minutes while the JIT cache "
+            "is cold or too small.",
+            ev, hint="Set CUDA_CACHE_MAXSIZE=4294967296 so the JIT cache survives, or use a TensorFlow "
+            "built for this architecture.", links=(TF_SOURCE,))
+    else:
+        yield Finding(
+            "gpu-named-newer-than-tf", Severity.WARNING,  # inferred from a name: a log outranks it
+            f"The ticket names a {named} (compute capability {cc}): TensorFlow {tf.version} has no "
+            "binaries for it, and its PTX does not compile for it: the first kernel fails "
+            "(CUDA_ERROR_INVALID_PTX).",
+            ev, hint=no_wheel_runs_on(cc, compat.best_tf_for(facts.python.version, None, (cc,), jit_ok=True)),
+            links=(TF_SOURCE,))
 
 
 def no_wheel_runs_on(cc: str, runs: str | None) -> str:
