@@ -602,8 +602,8 @@ class Facts:
     empty for a live probe run."""
     assumed: tuple[str, ...] = ()
     """Fact paths nobody showed but taken from the compatibility tables (a ticket's TensorFlow build
-    configuration, from its release's tested one): checks judge with them, and triage still asks
-    for the real value."""
+    configuration, from its release's tested one; its GPUs' compute capability, from their names in
+    NVIDIA's list): checks judge with them, and triage still asks for the real value."""
     intent: IntentFacts = IntentFacts()
     """What a ticket's words say the user is after (a GPU, the [and-cuda] install)."""
     node: NodeFacts = NodeFacts()

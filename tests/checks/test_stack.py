@@ -135,3 +135,19 @@ def test_a_gpu_named_without_nvidia_smi_is_judged_by_its_series() -> None:
     named = stack.named_gpu(facts)
     assert named is not None and named.fits is False and named.kernels == "none"
     assert named.have.startswith("3.5, GeForce GTX 780 Ti")
+
+
+def test_nvidia_smi_s_gpu_name_gives_its_compute_capability() -> None:
+    """nvidia-smi's table shows the model, not the compute capability: the series table gives it
+    (marked assumed), so a GTX 780 under TensorFlow 2.15 (built from sm_50) is judged too old."""
+    smi = ("tensorflow 2.15.0\n"
+           "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+           "|-------------------------------+----------------------+----------------------+\n"
+           "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+           "|   0  NVIDIA GeForce GTX 780  Off | 00000000:01:00.0 Off |                  N/A |\n"
+           "+-------------------------------+----------------------+----------------------+\n")
+    report = _triage(smi)
+    assert report["verdict"]["root_cause"] == "gpu-too-old-for-tf"
+    hit = next(f for f in report["findings"] if f["id"] == "gpu-too-old-for-tf")
+    assert hit["evidence"]["gpu.compute_capability"] == "3.5 (from the model's name)"
+    assert "driver.gpus.compute_capability" in report["facts"]["assumed"]

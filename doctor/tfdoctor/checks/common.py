@@ -101,10 +101,7 @@ def matching_tf(facts: Facts) -> tuple[str, Remediation | None]:
     from tfdoctor import compat
 
     system = "windows" if (facts.platform.system or "").lower() == "windows" else "linux"
-    # nvidia-smi's table names the GPU but not its compute capability: the model table knows it
-    models = [(g.compute_capability or ((m := compat.gpu_model(g.name or "")) and m.compute_capability))
-              for g in facts.driver.gpus]
-    ccs = tuple(cc for cc in models if cc)
+    ccs = tuple(g.compute_capability for g in facts.driver.gpus if g.compute_capability)
     best = compat.best_tf_for(facts.python.version, facts.driver.driver_version, ccs, system)
     current = [d.name for d in facts.tensorflow.distributions] if facts.tensorflow else []
     remove = [pip_uninstall(facts, *current)] if current else []

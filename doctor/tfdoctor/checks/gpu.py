@@ -120,7 +120,8 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
             continue
         kind = fit.kernels
         ev = {**_gpu(g), "gpu.index": ", ".join(str(x.index) for x in gpus),
-              "gpu.compute_capability": g.compute_capability,
+              "gpu.compute_capability": g.compute_capability + (
+                  " (from the model's name)" if "driver.gpus.compute_capability" in facts.assumed else ""),
               "tensorflow.compute_capabilities": caps, "tensorflow.version": tf.version or "?"}
         if kind == "none":
             fits, fix = matching_tf(facts)

@@ -77,7 +77,7 @@ def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
 
     python = _python(seen, unknown, note)
     platform = _platform(seen, unknown, note)
-    driver = _driver(seen, unknown, note)
+    driver = _driver(seen, unknown, note, assumed)
     tensorflow = _tensorflow(seen, python, platform, unknown, note, provenance, assumed)
     toolkits = _toolkits(seen, unknown, note)
     env: dict[str, str] = {}
@@ -153,7 +153,7 @@ def _platform(seen: _Seen, unknown: list[str], note: Any) -> PlatformFacts:
     return PlatformFacts(**fields)
 
 
-def _driver(seen: _Seen, unknown: list[str], note: Any) -> DriverFacts:
+def _driver(seen: _Seen, unknown: list[str], note: Any, assumed: list[str]) -> DriverFacts:
     gpus: list[GpuFacts] = []
     for ob in seen.each("driver.gpu"):
         value = dict(ob.value)
@@ -169,6 +169,13 @@ def _driver(seen: _Seen, unknown: list[str], note: Any) -> DriverFacts:
                 gpus.append(GpuFacts(index=value["index"], name=value["name"],
                                      compute_capability=value.get("compute_capability"),
                                      pci_bus_id=value.get("pci_bus_id")))
+    # nvidia-smi's table names each GPU but not its compute capability: NVIDIA's list by model
+    # and series knows it (compat.compute_capability_of), marked assumed like the build's tables
+    for i, g in enumerate(gpus):
+        hit = compat.compute_capability_of(g.name) if g.name and not g.compute_capability else None
+        if hit is not None:
+            gpus[i] = replace(g, compute_capability=hit[0])
+            assumed.append("driver.gpus.compute_capability")
     nvml_error = seen.get("driver.nvml_error")
     count = seen.get("driver.device_count")
     if count is None and gpus:
