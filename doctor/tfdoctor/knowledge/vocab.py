@@ -432,18 +432,16 @@ def could_match(line: str) -> bool:
 
 
 @cache
-def anchor_groups() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None:
-    """(anchors that decide alone, anchors that need a second word, those second words): a line
-    could_match holds an anchor of the first group, or one of the second and a second word (of
-    that anchor's, which a search over a whole text does not tell apart). None when _pairs knows
-    no words."""
+def anchor_groups() -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(anchors that decide alone, anchors that need a second word): a line could_match keeps
+    holds an anchor of the first group, or one of the second and one of its second words. None
+    when _pairs knows no words."""
     pairs = _pairs()
     if pairs is None:
         return None
     alone = tuple(sorted(w for w, second in pairs.items() if "" in second))
     paired = tuple(sorted(w for w, second in pairs.items() if "" not in second))
-    seconds = tuple(sorted({second for w in paired for second in pairs[w]}))
-    return alone, paired, seconds
+    return alone, paired
 
 
 @cache

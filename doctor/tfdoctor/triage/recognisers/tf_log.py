@@ -168,15 +168,15 @@ class _Gates:
         self.vocab = Gate(map(literal, words)) if words is not None else None
         # Both in one gate for the whole-text search: one scan of the text instead of two
         self.both = Gate([*self.patterns.gated, *self.vocab.gated]) if self.vocab is not None else None
-        # ... or the anchors that need a second word looked for apart, and where the lines they
-        # are on are many, kept only where vocab.could_match says so: prose and short lines naming
-        # CUDA or TensorFlow (anchors that need "device", "Created") were each read, cleaned and
-        # asked of every gate in turn (issue 21).
+        # Where it keeps many lines, those it keeps for an anchor that needs a second word only are
+        # kept where vocab.could_match says so: prose and short lines naming CUDA or TensorFlow
+        # (anchors that need "device", "Created") were each read, cleaned and asked of every gate
+        # in turn (issue 21).
         groups = vocab.anchor_groups() if self.vocab is not None else None
-        self.split: tuple[Gate, Gate] | None = None
+        self.alone: Gate | None = None
+        """`both` without the anchors that need a second word."""
         if groups is not None and groups[1]:
-            alone, paired, _seconds = groups
-            self.split = (Gate([*self.patterns.gated, *map(literal, alone)]), Gate(map(literal, paired)))
+            self.alone = Gate([*self.patterns.gated, *map(literal, groups[0])])
 
     def lines_to_search(self, lines: Sequence[str]) -> set[int] | None:
         """Indexes of the lines either gate keeps, found over the whole text at once; None: all."""
@@ -188,20 +188,16 @@ class _Gates:
         such lines are many), or the log format."""
         if self.both is None:
             return None
-        if self.split is None:
-            keyed = self.both.lines_in(text)
-        else:
-            alone, paired = self.split
-            keyed = alone.lines_in(text)
-            maybe = paired.lines_in(text)
-            if keyed is None or maybe is None:
-                return None
-            maybe -= keyed
-            if len(maybe) > _FEW:
-                maybe = _vocab_lines(text, maybe)
-            keyed |= maybe
+        keyed = self.both.lines_in(text)
         if keyed is None:
             return None
+        if self.alone is not None and len(keyed) > _FEW:  # a second scan, where it may save many lines
+            alone = self.alone.lines_in(text)
+            if alone is None:
+                return None
+            maybe = keyed - alone  # lines of anchors that need a second word only
+            if len(maybe) > _FEW:
+                keyed = alone | _vocab_lines(text, maybe)
         _log_lines(text, keyed)
         return keyed
 
