@@ -514,13 +514,15 @@ class ToolkitFacts:
 
 @dataclass(frozen=True, slots=True)
 class IntentFacts:
-    """What a ticket's words say the user is after, beside what its output shows (triage only: a
-    live run leaves it empty); `provenance["intent.gpu"]` says where each was read."""
+    """What a ticket's words say the user is after and saw, beside what its output shows (triage
+    only: a live run leaves it empty); `provenance["intent.gpu"]` says where each was read."""
 
     gpu: str | None = None
     """A GPU the user says they have, as written ("RTX 5090"): the ticket is about using a GPU."""
     and_cuda: bool = False
     """The ticket installs tensorflow[and-cuda] (the pip CUDA wheels)."""
+    worked_with: str | None = None
+    """A TensorFlow release the user says the code worked with ("works in 2.15, fails in 2.16")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -605,7 +607,8 @@ class Facts:
     configuration, from its release's tested one; its GPUs' compute capability, from their names in
     NVIDIA's list): checks judge with them, and triage still asks for the real value."""
     intent: IntentFacts = IntentFacts()
-    """What a ticket's words say the user is after (a GPU, the [and-cuda] install)."""
+    """What a ticket's words say the user is after and saw (a GPU, the [and-cuda] install, the
+    release the code worked with)."""
     node: NodeFacts = NodeFacts()
     """The collecting machine and user (a ticket's, when it shows them); redacted documents carry
     their pseudonyms."""

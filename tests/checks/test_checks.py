@@ -211,6 +211,11 @@ CASES = {
         "packages": {**H.python.packages, "keras": "2.7.0", "numpy": "1.19.5", "protobuf": "3.19.6"}}), None),
     "tf-companion-mismatch": (change(H, python={
         "packages": {**H.python.packages, "tensorflow-text": "2.20.0"}}), "tf-companion-mismatch"),
+    # a ticket: "works in tensorflow 2.15 ... fails in 2.16", Keras 3 and no tf-keras installed
+    "tf-log-keras3-incompatible": (replace(
+        change(H, tensorflow=_tf(version="2.16.1", requirements={}), python={"packages": {
+            **H.python.packages, "keras": "3.3.3", "numpy": "1.26.4", "protobuf": "4.25.3"}}),
+        intent=IntentFacts(worked_with="2.15")), "tf-log-keras3-incompatible"),
 }
 EXPECT = {"gpus-fewer-than-expected": 8}
 

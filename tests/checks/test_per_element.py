@@ -101,3 +101,19 @@ def test_a_library_named_in_a_program_s_output_is_not_a_claim() -> None:
             "shared object file: No such file or directory\n")
     found = _findings("tensorflow 2.4.0\n" + line)
     assert "tf-log-library-not-loaded" in found and "cuda-library-missing" not in found
+
+
+def test_the_release_the_code_worked_with_is_a_fact_judged_against_keras_3() -> None:
+    """"works in tensorflow 2.15 ... in tensorflow 2.16" (tensorflow/tensorflow#70394) gives two
+    facts, the release the code worked with and the one in hand; keras-version judges the move
+    across Keras 2 -> 3 as the cause Keras 3's own errors show. A move within Keras 2 says nothing."""
+    ticket = "Model works in tensorflow 2.15 perfectly but unable to import the model in tensorflow 2.16!\n"
+    result = CliRunner().invoke(cli, ["triage", "--json", "-"], input=ticket)
+    report = json.loads(result.stdout)
+    assert report["facts"]["intent"]["worked_with"] == "2.15"
+    assert report["facts"]["tensorflow"]["version"] == "2.16"
+    hit = {f["id"]: f for f in report["findings"]}["tf-log-keras3-incompatible"]
+    assert hit["evidence"]["worked_with"] == "2.15 (ticket prose, line 1)" and hit["check"] == "keras-version"
+    assert "tf-log-keras3-incompatible" not in _findings(
+        "Upgrading from TensorFlow 2.12 to 2.13 broke my model\n")
+    assert "tf-log-keras3-incompatible" in _findings("Upgrading from TF 2.14 to 2.17 broke my model\n")

@@ -93,7 +93,7 @@ def python_packages(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 @check("keras-version", "Keras matches TensorFlow (Keras 3 vs tf-keras)", "python",
        emits=("keras-2-with-tf216", "tf-keras-missing", "tf-keras-mismatch", "keras-3-with-old-tf",
-              "keras-tf-mismatch"), needs="tensorflow",
+              "keras-tf-mismatch", "tf-log-keras3-incompatible"), needs="tensorflow",
        reads=("tensorflow",))
 def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """TF >= 2.16 uses Keras 3; Keras 2 code needs tf-keras and TF_USE_LEGACY_KERAS=1."""
@@ -123,6 +123,21 @@ def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                       "otherwise upgrade Keras.",
                       remediation=Remediation("pin-python-packages", (
                           pip_install(facts, "keras>=3"),)), links=(KERAS3,))
+    worked = version(facts.intent.worked_with)
+    if worked is not None and worked < Version("2.16") and not legacy and tf_keras is None \
+            and (keras is None or keras.major >= 3):
+        # The same cause as Keras 3's own errors in a log: code of a Keras 2 release run under Keras 3
+        yield Finding("tf-log-keras3-incompatible", Severity.ERROR,
+                      f"The code worked with TensorFlow {facts.intent.worked_with}, whose tf.keras is "
+                      f"Keras 2; TensorFlow {tf.version}'s is Keras 3, which changed or removed much of "
+                      "its API.",
+                      {"worked_with": f"{facts.intent.worked_with} "
+                                      f"({facts.provenance.get('intent.worked_with', 'the ticket')})",
+                       "tensorflow.version": tf.version or ""},
+                      hint="Keep the Keras 2 code: pip install tf-keras of TensorFlow's series and export "
+                           "TF_USE_LEGACY_KERAS=1 before Python starts; or port the code to Keras 3.",
+                      remediation=Remediation("pin-python-packages", (_install_tf_keras(facts, series),)),
+                      links=(KERAS3,))
     needs_keras2 = [name for name in KERAS2_PACKAGES if name in pk]
     if needs_keras2 and tf_keras is None and not (legacy and "tf-keras" not in pk):
         name = needs_keras2[0]

@@ -90,8 +90,9 @@ def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
                      kernel_log_read=True if seen.has("host.kernel_log") else None)
     if not seen.has("host.kernel_log"):
         unknown.append("host")
-    intent = IntentFacts(gpu=seen.get("intent.gpu") or None, and_cuda=bool(seen.get("intent.and_cuda")))
-    for path in ("intent.gpu", "intent.and_cuda"):
+    intent = IntentFacts(gpu=seen.get("intent.gpu") or None, and_cuda=bool(seen.get("intent.and_cuda")),
+                         worked_with=seen.get("intent.worked_with") or None)
+    for path in ("intent.gpu", "intent.and_cuda", "intent.worked_with"):
         if seen.get(path):
             provenance[path] = seen.where(path) or ""
     # The libraries a ticket shows are those the user says are not found: the list stays unknown

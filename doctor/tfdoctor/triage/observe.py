@@ -72,6 +72,7 @@ PATHS: dict[str, str] = {
     "intent.gpu": "str: a GPU the user says they have (prose): the ticket is about using a GPU",
     "library.missing": "tuple[str, str]: (name, soname) of a CUDA library the user says is not found",
     "intent.and_cuda": "bool: the ticket installs tensorflow[and-cuda] (the pip CUDA wheels)",
+    "intent.worked_with": "str: a TensorFlow release the user says the code worked with (prose)",
 }
 """Every path an observation may name, with the value it carries."""
 

@@ -73,13 +73,20 @@ _LIBRARY_MISSING = gated(re.compile(
     r"\b(?P<s>lib(?P<n>cudart|cublaslt|cublas|cufft|curand|cusolver|cusparse|cudnn|nccl)\w*\.so[.\d]*)"
     r"\s+(?:is\s+)?(?:not found|missing)", re.IGNORECASE))
 _LIBRARY_NAMES = {"cublaslt": "cublasLt"}
+# "works in tf 2.15 ... fails in 2.16", "upgrading from TensorFlow 2.15 to 2.16": the release the code
+# worked with, and the one in hand (checks/packages.py judges a move across Keras 2 -> 3)
+_WORKED = gated(re.compile(
+    r"\bwork(?:s|ed|ing)?(?: \w+){0,2} (?:in|with|on|under) (?:tensorflow|tf) ?v?(?P<was>2\.\d{1,2})(?:\.\d{1,2})?\b"
+    r".{0,80}?(?:tensorflow|tf) ?v?(?P<now>2\.\d{1,2}(?:\.\d{1,2})?)\b"
+    r"|\bupgrad\w* from (?:tensorflow|tf) ?v?(?P<was2>2\.\d{1,2})(?:\.\d{1,2})?\b[^.]{0,20}? to "
+    r"(?:tensorflow |tf )?v?(?P<now2>2\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE))
 _CONDA = gated(re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE))
 
 
 _PACKAGE_KINDS = frozenset(f"python.package:{name}" for name in ("keras", "numpy", "protobuf"))
 _CLAIM_GATE = Gate(g.pattern for g in (_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU,
                                          _GPU_WORDS, _JETSON, _AND_CUDA, _CONDA, _CPU_BUILD,
-                                         _LIBRARY_MISSING))
+                                         _LIBRARY_MISSING, _WORKED))
 """Every pattern a claim needs (a bare model counts only beside _GPU_WORDS; the others only
 qualify a claim): a line none of them can match says nothing."""
 
@@ -120,6 +127,11 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
 def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]:
     """What the line claims, skipping the searches whose every kind is already done (recognise
     keeps only the first claim of a kind)."""
+    if "intent.worked_with" not in done:
+        worked = _WORKED.search(line, low)
+        if worked:
+            yield "intent.worked_with", worked.group("was") or worked.group("was2")
+            yield "tensorflow.version", worked.group("now") or worked.group("now2")
     if "tensorflow.version" not in done:
         tf = _TF.search(line, low)
         if tf:
