@@ -105,7 +105,7 @@ def test_tf_log_gate_keeps_every_line_it_would_answer():
 
     gate, _known = tf_log._causes()
     groups = vocab.anchor_groups()
-    assert groups is not None and gate.alone is not None
+    assert groups is not None and gate.alone() is not None
     _alone, paired = groups
     pairs = vocab._pairs()
     rng = random.Random(5)

@@ -172,11 +172,16 @@ class _Gates:
         # kept where vocab.could_match says so: prose and short lines naming CUDA or TensorFlow
         # (anchors that need "device", "Created") were each read, cleaned and asked of every gate
         # in turn (issue 21).
-        groups = vocab.anchor_groups() if self.vocab is not None else None
-        self.alone: Gate | None = None
-        """`both` without the anchors that need a second word."""
-        if groups is not None and groups[1]:
-            self.alone = Gate([*self.patterns.gated, *map(literal, groups[0])])
+        self._alone: Gate | None | bool = False  # not made yet
+
+    def alone(self) -> Gate | None:
+        """`both` without the anchors that need a second word (made when first needed); None
+        when every anchor decides alone, or no line can be ruled out by its words."""
+        if self._alone is False:
+            groups = vocab.anchor_groups() if self.vocab is not None else None
+            self._alone = (Gate([*self.patterns.gated, *map(literal, groups[0])])
+                           if groups is not None and groups[1] else None)
+        return self._alone  # type: ignore[return-value]
 
     def lines_to_search(self, lines: Sequence[str]) -> set[int] | None:
         """Indexes of the lines either gate keeps, found over the whole text at once; None: all."""
@@ -191,8 +196,9 @@ class _Gates:
         keyed = self.both.lines_in(text)
         if keyed is None:
             return None
-        if self.alone is not None and len(keyed) > _FEW:  # a second scan, where it may save many lines
-            alone = self.alone.lines_in(text)
+        gate = self.alone() if len(keyed) > _FEW else None
+        if gate is not None:  # a second scan, where it may save many lines
+            alone = gate.lines_in(text)
             if alone is None:
                 return None
             maybe = keyed - alone  # lines of anchors that need a second word only
