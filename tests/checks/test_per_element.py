@@ -117,3 +117,40 @@ def test_the_release_the_code_worked_with_is_a_fact_judged_against_keras_3() -> 
     assert "tf-log-keras3-incompatible" not in _findings(
         "Upgrading from TensorFlow 2.12 to 2.13 broke my model\n")
     assert "tf-log-keras3-incompatible" in _findings("Upgrading from TF 2.14 to 2.17 broke my model\n")
+
+
+def test_a_multi_gpu_run_that_gives_nan_is_judged_as_the_recipe_s_wrong_all_reduce() -> None:
+    """"with MirroredStrategy the losses become nan ... single-GPU training is fine"
+    (tensorflow/tensorflow#57893) is the user's own multi-GPU run giving wrong numbers: a ticket
+    multi-device result, judged by smoke-multi-gpu as the live recipe's wrong all-reduce sums are,
+    as broken peer-to-peer (the cause gpu_device.cc's "no peering could be enabled" names too).
+    One finding: smoke-recipes does not report the same failure again."""
+    ticket = ("All GPUs show in nvidia-smi, but with MirroredStrategy the losses and outputs become nan "
+              "after a few iterations. Single-GPU training is fine.\n")
+    found = _findings(ticket)
+    hit = found["tf-log-multi-gpu-nan"]
+    assert hit["check"] == "smoke-multi-gpu" and hit["severity"] == "error"
+    assert hit["evidence"]["wrong_on"] == "the ticket says (ticket prose, line 1)"
+    assert "smoke-multi-device-failed" not in found
+    assert not _findings("Multi-GPU training is fine for hours, single GPU too\n")
+
+
+def test_the_live_recipe_s_wrong_all_reduce_names_the_same_cause() -> None:
+    """The multi-device recipe's checked all-reduce came out wrong on a GPU: the same finding."""
+    from dataclasses import replace
+
+    from tfdoctor.facts import RecipeResult, SmokeFacts
+    from tfdoctor.findings import CheckStatus
+
+    from tests.helpers import healthy, judge
+
+    wrong = RecipeResult(name="multi-device", status="failed", device="GPU:0",
+                         detail="all-reduce sum wrong on /job:localhost/replica:0/task:0/device:GPU:1",
+                         info={"cross_device_ops": "nccl", "wrong_results": "GPU:1"})
+    smoke = SmokeFacts(python="python", outcome="completed", tf_version="2.21.0", is_cuda_build=True,
+                       recipes=(RecipeResult(name="import", status="passed"), wrong))
+    report = judge(replace(healthy(), smoke=smoke))
+    ids = [f.id for f in report.findings]
+    assert "tf-log-multi-gpu-nan" in ids and "smoke-multi-device-failed" not in ids, ids
+    outcome = next(o for o in report.outcomes if o.check == "smoke-multi-gpu")
+    assert outcome.status is CheckStatus.FAILED

@@ -158,11 +158,13 @@ FIELD_LINES = [
     # github.com/wutzebaer/tensorflow-5090/issues/3 (XLA in TF 2.20 without ptxas or nvJitLink)
     ("No PTX compilation provider is available. Neither ptxas/nvlink nor nvjtlink is available.",
      ("ptxas-missing", None)),
-    # github.com/david8862/tf-keras-stacked-hourglass-keypoint-detection/issues/13 (a user's words)
-    ("Tensorflow GPU libarary Libcudart.so.11.0 not found", ("library-not-loaded", "Libcudart.so.11.0")),
-    # github.com/tensorflow/tensorflow/issues/105552 and #57893 (a user's words: NaN with several GPUs)
-    ("With MirroredStrategy the loss becomes NaN, but only for certain pairs of GPUs",
-     ("multi-gpu-nan", None)),
+    # A user's words are facts for the checks, not log lines (tests/checks/test_per_element.py):
+    # david8862/tf-keras-stacked-hourglass-keypoint-detection#13, tensorflow/tensorflow#105552
+    ("Tensorflow GPU libarary Libcudart.so.11.0 not found", None),
+    ("With MirroredStrategy the loss becomes NaN, but only for certain pairs of GPUs", None),
+    # gpu_device.cc's own error for the same cause
+    ("E tensorflow/core/common_runtime/gpu/gpu_device.cc:1650] 2 potential peer access pairs were reported "
+     "by the driver, but no peering could be enabled.", ("multi-gpu-nan", "2")),
     ("Multi-GPU training is fine for hours, single GPU too", None),
     # github.com/tensorflow/tensorflow/issues/61986 (TF 2.14.0 [and-cuda] on Python 3.11: tensorrt pin)
     ('ERROR: No matching distribution found for tensorrt==8.5.3.1; extra == "and-cuda"',
@@ -213,9 +215,9 @@ FIELD_LINES = [
     # github.com/GoogleCloudPlatform/gcsfuse/pull/1557 (an image's CUDA newer than the host driver)
     ("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.8, please update your driver "
      "to a newer version, or use an earlier cuda container: unknown.", ("driver-too-old", "cuda>=11.8")),
-    # github.com/tensorflow/tensorflow/issues/70394 (the user's words: a Keras 2 model under Keras 3)
-    ("Model works in tensorflow 2.15 perfectly but unable to import the model in tensorflow 2.16!",
-     ("keras3-incompatible", None)),
+    # github.com/tensorflow/tensorflow/issues/70394: the user's words are facts for keras-version
+    # (intent.worked_with, tests/checks/test_per_element.py), not a log line
+    ("Model works in tensorflow 2.15 perfectly but unable to import the model in tensorflow 2.16!", None),
     ("It works in TF 2.16 but not in TF 2.17", None),
     # github.com/bytedance/monolith/issues/14 and tensorflow/tensorflow#52883 (estimator 2.7 under TF 2.6)
     ("AttributeError: module 'tensorflow.tools.docs.doc_controls' has no attribute 'inheritable_header'",
@@ -239,9 +241,9 @@ FIELD_LINES = [
     # github.com/keras-team/keras-hub/issues/1417 (keras-nlp when tensorflow_text does not import)
     ("ImportError: WordPieceTokenizer requires the `tensorflow-text` package. Please install with "
      "`pip install tensorflow-text`.", ("companion-import-failed", "tensorflow-text")),
-    # github.com/ageron/handson-ml3/issues/163 (the book's Keras 2 code under TF 2.16's Keras 3)
+    # github.com/ageron/handson-ml3/issues/163: words, read as facts (intent.worked_with)
     ("Upgrading from TensorFlow 2.15 to 2.16 introduces inconsistencies due to the shift from Keras 2 to "
-     "Keras 3.", ("keras3-incompatible", None)),
+     "Keras 3.", None),
     ("I moved from Keras 3 back to Keras 2", None),
     # github.com/microsoft/windows-ai-docs/issues/119 (the DirectML plugin has no cp311 wheel)
     ("ERROR: No matching distribution found for tensorflow-directml-plugin",

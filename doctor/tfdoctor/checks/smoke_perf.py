@@ -150,13 +150,30 @@ def check_throughput(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     title="Multi-GPU all-reduce and scaling",
     area="smoke",
     needs="smoke",
-    emits=("nccl-not-run", "nccl-allreduce-measured", "multi-gpu-scaling-low"),
+    emits=("nccl-not-run", "nccl-allreduce-measured", "multi-gpu-scaling-low", "tf-log-multi-gpu-nan"),
 )
 def check_multi_gpu(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
-    """NCCL all-reduce bus bandwidth (nccl-tests formula) and 1 -> N GPU step scaling."""
+    """NCCL all-reduce bus bandwidth (nccl-tests formula) and 1 -> N GPU step scaling; numbers
+    that come out wrong only when several GPUs work together (the recipe's checked all-reduce, or
+    a ticket's multi-GPU training that gives NaN) are the sign of broken peer-to-peer transfers,
+    the cause TensorFlow's "no peering could be enabled" names too."""
     r = recipe_results(smoke_facts(facts), "multi-device")[0]
     if r.status == "skipped":
         raise NotApplicable
+    if r.status == "failed" and r.info.get("wrong_results"):
+        yield Finding(
+            "tf-log-multi-gpu-nan",  # one id with TensorFlow's own P2P error: one cause
+            Severity.ERROR,
+            "Numbers come out wrong only when several GPUs work together: the sign of broken "
+            "peer-to-peer transfers between them (an IOMMU or PCIe ACS redirecting P2P traffic, "
+            "NCCL's troubleshooting guide), not of the model.",
+            {"wrong_on": r.info["wrong_results"], "result": r.detail or "wrong"},
+            "Look for DMAR / AMD-Vi faults in `sudo dmesg`; test with NCCL_P2P_DISABLE=1; if that "
+            "cures it, disable ACS in the BIOS or put the IOMMU in pass-through (iommu=pt).",
+            links=("https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
+                   "#pci-access-control-services-acs",),
+        )
+        return
     if r.status != "passed":
         raise NotRun("the multi-device recipe failed (see smoke-recipes)")
     kind = r.info.get("cross_device_ops", "?")

@@ -197,7 +197,8 @@ def multi_device(ctx, _device):
     return {
         "status": "failed" if wrong else "passed",
         "metrics": metrics,
-        "info": {"cross_device_ops": kind, "devices": ",".join(names)},
+        "info": {"cross_device_ops": kind, "devices": ",".join(names),
+                 **({"wrong_results": ",".join(wrong)} if wrong else {})},
         "detail": ("all-reduce sum wrong on " + ", ".join(wrong)) if wrong else None,
     }
 

@@ -302,9 +302,15 @@ def _smoke(seen: _Seen, tf: TensorFlowFacts | None) -> SmokeFacts | None:
         devices.append(SmokeDevice(name=name, device_type="GPU", model=value.get("name"),
                                    compute_capability=value.get("compute_capability")))
     listed = bool(devices) or seen.has("log.gpu_list")
-    if not causes and not listed:
+    wrong = seen.get("run.multi_gpu_wrong")
+    if not causes and not listed and not wrong:
         return None
-    recipes = (RecipeResult(name="devices", status="passed"),) if listed else ()
+    recipes: tuple[RecipeResult, ...] = (RecipeResult(name="devices", status="passed"),) if listed else ()
+    if wrong:
+        # the user's own multi-GPU run, judged as tfdoctor's multi-device recipe would be
+        said = f"the ticket says ({seen.where('run.multi_gpu_wrong')})"
+        recipes += (RecipeResult(name="multi-device", status="failed", info={"wrong_results": said},
+                                 detail="NaN or wrong numbers with several GPUs (the ticket says)"),)
     return SmokeFacts(python="(ticket)", outcome="ticket", tf_version=tf.version if tf else None,
                       is_cuda_build=tf.is_cuda_build if tf else None, devices=tuple(devices),
                       recipes=recipes, causes=causes)

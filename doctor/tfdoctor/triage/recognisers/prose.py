@@ -80,13 +80,18 @@ _WORKED = gated(re.compile(
     r".{0,80}?(?:tensorflow|tf) ?v?(?P<now>2\.\d{1,2}(?:\.\d{1,2})?)\b"
     r"|\bupgrad\w* from (?:tensorflow|tf) ?v?(?P<was2>2\.\d{1,2})(?:\.\d{1,2})?\b[^.]{0,20}? to "
     r"(?:tensorflow |tf )?v?(?P<now2>2\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE))
+# "with MirroredStrategy the loss becomes NaN": the user's own multi-GPU run gave wrong numbers, a
+# result like tfdoctor's multi-device recipe's wrong all-reduce (checks/smoke_perf.py judges both)
+_MULTI_GPU_NAN = gated(re.compile(
+    r"(?:MirroredStrategy|multi-?gpu|multiple gpus|pairs? of gpus)[^\n]{0,80}\bnan\b"
+    r"|\bnan\b[^\n]{0,80}(?:MirroredStrategy|multi-?gpu|multiple gpus|pairs? of gpus)", re.IGNORECASE))
 _CONDA = gated(re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE))
 
 
 _PACKAGE_KINDS = frozenset(f"python.package:{name}" for name in ("keras", "numpy", "protobuf"))
 _CLAIM_GATE = Gate(g.pattern for g in (_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU,
                                          _GPU_WORDS, _JETSON, _AND_CUDA, _CONDA, _CPU_BUILD,
-                                         _LIBRARY_MISSING, _WORKED))
+                                         _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN))
 """Every pattern a claim needs (a bare model counts only beside _GPU_WORDS; the others only
 qualify a claim): a line none of them can match says nothing."""
 
@@ -183,6 +188,8 @@ def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]
         yield "tensorflow.is_cuda_build", False
     if "python.conda" not in done and _CONDA.search(line, low):
         yield "python.conda", True
+    if "run.multi_gpu_wrong" not in done and _MULTI_GPU_NAN.search(line, low):
+        yield "run.multi_gpu_wrong", True
     for lib in (_LIBRARY_MISSING.pattern.finditer(line) if _LIBRARY_MISSING.could_match(line, low) else ()):
         name = lib.group("n").lower()
         name = _LIBRARY_NAMES.get(name, name)
