@@ -170,9 +170,7 @@ FIT_BADGE = {True: ("[ok]", "green"), False: ("[XX]", "red"), None: ("[??]", "ye
 def render_fits(report: Report, color: bool = False) -> list[str]:
     """What this TensorFlow needs against what the machine has, one element a line (stack.evaluate),
     each with where both sides come from."""
-    from tfdoctor import stack
-
-    fits = stack.evaluate(report.facts)
+    fits = report.compatibility
     if not fits:
         return []
     lines = ["Compatibility (has / needs):"]

@@ -13,6 +13,7 @@ from tfdoctor.facts_smoke import LogCause
 from tfdoctor.findings import CheckOutcome, CheckStatus, Finding, Severity
 from tfdoctor.knowledge import catalogue
 from tfdoctor.registry import CheckConfig, iter_findings, run_checks
+from tfdoctor.stack import Fit, evaluate
 
 UNJUDGED = frozenset({CheckStatus.CRASHED, CheckStatus.COULD_NOT_CHECK, CheckStatus.NOT_RUN})
 """Outcomes that leave an area unjudged: the verdict is incomplete unless a problem was found."""
@@ -65,6 +66,11 @@ class Report:
         return ask_for(self)
 
     @property
+    def compatibility(self) -> tuple[Fit, ...]:
+        """What this TensorFlow needs against what the machine has, one element each (stack.py)."""
+        return evaluate(self.facts)
+
+    @property
     def verdict(self) -> str:
         """healthy, problems or incomplete (errors only count as problems)."""
         if any(f.severity is Severity.ERROR for f in self.findings):
@@ -95,6 +101,9 @@ class Report:
             ],
             "ask_for": [{"fact": a.fact, "command": a.command, "decides": list(a.decides)}
                         for a in self.ask_for],
+            "compatibility": [{"element": c.element, "need": c.need, "need_from": c.need_from,
+                               "have": c.have, "have_from": c.have_from, "fits": c.fits}
+                              for c in self.compatibility],
             "facts": self.facts.to_dict(),
         }
 

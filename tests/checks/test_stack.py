@@ -44,6 +44,10 @@ def test_a_driver_is_judged_though_the_package_and_the_gpus_are_unknown() -> Non
     assert "tensorflow==2.3.*" in found["driver-too-old"]["hint"], found["driver-too-old"]["hint"]
     assert report["facts"]["driver"]["device_count"] is None
     assert "driver.gpus" in report["facts"]["unknown"]
+    assert report["compatibility"] == [{
+        "element": "driver", "need": "CUDA 11.0 runtime: driver >= 450.80.02",
+        "need_from": "tested build configuration of TensorFlow 2.4", "have": "418.87.01",
+        "have_from": "nvidia-smi, line 3", "fits": False}]
 
 
 def test_the_driver_s_cuda_version_alone_is_judged_under_minor_version_compatibility() -> None:

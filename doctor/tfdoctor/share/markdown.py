@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tfdoctor import __version__, stack
+from tfdoctor import __version__
 from tfdoctor.findings import CheckStatus, Finding
 from tfdoctor.pictures import gpu_table
 from tfdoctor.pictures.markdown import gpu_section
@@ -93,7 +93,7 @@ FIT_MARK = {True: "ok", False: "**does not fit**", None: "unknown"}
 
 def _fits_section(report: Report) -> list[str]:
     """What this TensorFlow needs against what the machine has (stack.evaluate)."""
-    fits = stack.evaluate(report.facts)
+    fits = report.compatibility
     if not fits:
         return []
     lines = ["## Compatibility", "", "| element | has | needs | fits |", "| --- | --- | --- | --- |"]
