@@ -523,6 +523,8 @@ class IntentFacts:
     """The ticket installs tensorflow[and-cuda] (the pip CUDA wheels)."""
     worked_with: str | None = None
     """A TensorFlow release the user says the code worked with ("works in 2.15, fails in 2.16")."""
+    pip_install: tuple[str, ...] = ()
+    """The requirements of the ticket's pip install commands, as written ("tensorflow-gpu==2.12.0rc0")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -608,7 +610,7 @@ class Facts:
     NVIDIA's list): checks judge with them, and triage still asks for the real value."""
     intent: IntentFacts = IntentFacts()
     """What a ticket's words say the user is after and saw (a GPU, the [and-cuda] install, the
-    release the code worked with)."""
+    release the code worked with, what pip was asked to install)."""
     node: NodeFacts = NodeFacts()
     """The collecting machine and user (a ticket's, when it shows them); redacted documents carry
     their pseudonyms."""

@@ -211,6 +211,10 @@ CASES = {
         "packages": {**H.python.packages, "keras": "2.7.0", "numpy": "1.19.5", "protobuf": "3.19.6"}}), None),
     "tf-companion-mismatch": (change(H, python={
         "packages": {**H.python.packages, "tensorflow-text": "2.20.0"}}), "tf-companion-mismatch"),
+    # a ticket whose user ran pip install tensorflow-gpu==2.12.0rc0 (a release it never had)
+    "tf-log-tensorflow-gpu-removed": (
+        replace(H, intent=IntentFacts(pip_install=("tensorflow-gpu==2.12.0rc0",))),
+        "tf-log-tensorflow-gpu-removed"),
     # a ticket: "works in tensorflow 2.15 ... fails in 2.16", Keras 3 and no tf-keras installed
     "tf-log-keras3-incompatible": (replace(
         change(H, tensorflow=_tf(version="2.16.1", requirements={}), python={"packages": {

@@ -154,3 +154,17 @@ def test_the_live_recipe_s_wrong_all_reduce_names_the_same_cause() -> None:
     assert "tf-log-multi-gpu-nan" in ids and "smoke-multi-device-failed" not in ids, ids
     outcome = next(o for o in report.outcomes if o.check == "smoke-multi-gpu")
     assert outcome.status is CheckStatus.FAILED
+
+
+def test_a_pip_install_of_tensorflow_gpu_is_judged_against_what_pypi_has() -> None:
+    """The requirements of a pip install command are facts (intent.pip_install): tensorflow-gpu has
+    wheels up to 2.11.0 and then only the 2.12.0 placeholder that fails on install, so an unpinned
+    or >= 2.12 requirement, or a version it never had (2.12.0rc0, tensorflow/tensorflow#59720), is
+    the removed-package cause; a pin to a real release is not."""
+    hit = _findings("pip install tensorflow-gpu==2.12.0rc0\n")["tf-log-tensorflow-gpu-removed"]
+    assert "no tensorflow-gpu release matches it" in hit["message"]
+    assert "tensorflow==2.12.*" in hit["hint"]
+    unpinned = _findings("$ python -m pip install tensorflow-gpu numpy\n")["tf-log-tensorflow-gpu-removed"]
+    assert "placeholder" in unpinned["message"] and unpinned["evidence"]["pip install"] == "tensorflow-gpu"
+    assert "tf-log-tensorflow-gpu-removed" not in _findings("pip install tensorflow-gpu==2.10.0\n")
+    assert "tf-log-tensorflow-gpu-removed" not in _findings("pip install 'tensorflow[and-cuda]==2.16.1'\n")

@@ -86,7 +86,19 @@ def test_prose_reads_the_users_words_not_program_output():
     assert [(o.line, o.path, o.value) for o in observe_all(prose, lines)] == [
         (3, "tensorflow.version", "2.6.0"),
         (3, "python.package", ("keras", "2.11.0")),
+        (3, "intent.pip_install", ("tensorflow==2.6.0",)),  # in a sentence: the first requirement only
     ]
+
+
+def test_prose_reads_pip_install_commands_as_requirements():
+    """A pip install command line gives all its requirements (options and quotes dropped)."""
+    from tfdoctor.triage.recognisers import prose
+    from triage_fixtures import observe_all
+
+    lines = ["$ python -m pip install -U 'tensorflow-gpu>=2.12' numpy==1.26.4 --no-cache-dir",
+             "I also tried pip install tensorflow[and-cuda] and it did not help"]
+    got = [o.value for o in observe_all(prose, lines) if o.path == "intent.pip_install"]
+    assert got == [("tensorflow-gpu>=2.12", "numpy==1.26.4"), ("tensorflow[and-cuda]",)]
 
 
 def test_prose_package_versions_and_the_and_cuda_install():

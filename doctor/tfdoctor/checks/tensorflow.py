@@ -6,7 +6,8 @@ import os
 import shlex
 from collections.abc import Iterator
 
-from packaging.version import Version
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
 
 from tfdoctor import compat, stack
 from tfdoctor.checks.common import TF_INSTALL, matching_tf, pip_install, pip_uninstall, version
@@ -196,6 +197,61 @@ def tf_aarch64_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         hint="Check tf.test.is_built_with_cuda(); on Jetson install NVIDIA's TensorFlow for your JetPack, "
              "elsewhere use NVIDIA's TensorFlow container.",
         links=(AARCH64_NO_CUDA,))
+
+
+TENSORFLOW_GPU_WHEELS = tuple(f"2.{minor}.{patch}" for minor, last in enumerate(
+    (4, 4, 3, 4, 4, 3, 5, 4, 4, 3, 1, 0)) for patch in range(last + 1))
+"""The final tensorflow-gpu releases with wheels, 2.0.0-2.11.0; after them only 2.12.0, an sdist
+placeholder that fails on install on purpose (pypi.org/pypi/tensorflow-gpu/json, checked 2026-11-27)."""
+TENSORFLOW_GPU_PLACEHOLDER = "2.12.0"
+
+
+@check("tf-gpu-package", "No install asks for the removed tensorflow-gpu", "tensorflow",
+       emits=("tf-log-tensorflow-gpu-removed",))
+def tf_gpu_package(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """A pip install of tensorflow-gpu that resolves to its placeholder (unpinned, >= 2.12) or to
+    no release at all (a version it never had, 2.12.0rc0, 2.13): the same cause as the
+    placeholder's own error in pip's output."""
+    wanted = [(text, req) for text in facts.intent.pip_install if (req := _requirement(text)) is not None
+              and req.name.lower().replace("_", "-") == "tensorflow-gpu"]
+    if not wanted:
+        raise NotApplicable("no pip install of tensorflow-gpu was shown")
+    for text, req in wanted:
+        named = [Version(s.version) for s in req.specifier if _is_version(s.version)]
+        prerelease = any(v.is_prerelease for v in named)
+        best = max((Version(v) for v in (*TENSORFLOW_GPU_WHEELS, TENSORFLOW_GPU_PLACEHOLDER)
+                    if req.specifier.contains(v, prereleases=prerelease)), default=None)
+        if best is not None and str(best) != TENSORFLOW_GPU_PLACEHOLDER:
+            continue
+        series = next((f"{v.major}.{v.minor}" for v in named
+                       if compat.tf_release(f"{v.major}.{v.minor}")), None)
+        why = (f"it resolves to tensorflow-gpu {TENSORFLOW_GPU_PLACEHOLDER}, an empty placeholder that "
+               "fails on install" if best is not None else
+               f"no tensorflow-gpu release matches it: the package stopped at {TENSORFLOW_GPU_WHEELS[-1]}")
+        yield Finding(
+            "tf-log-tensorflow-gpu-removed", Severity.ERROR,
+            f"pip is asked for {text}: {why}. tensorflow-gpu has been the same as tensorflow since 2.1 "
+            "and was removed from PyPI.",
+            {"pip install": text, "where": facts.provenance.get("intent.pip_install", "the ticket")},
+            hint=(f"Install tensorflow instead: pip install 'tensorflow=={series}.*'" if series else
+                  "Install tensorflow instead") + " (tensorflow[and-cuda] on Linux from 2.14), and change "
+                 "the requirement or environment file that names tensorflow-gpu.",
+            links=("https://pypi.org/project/tensorflow-gpu/",))
+
+
+def _requirement(text: str) -> Requirement | None:
+    try:
+        return Requirement(text)
+    except InvalidRequirement:
+        return None
+
+
+def _is_version(text: str) -> bool:
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True
 
 
 @check("tf-python-version", "Python version supported by this TensorFlow", "tensorflow",

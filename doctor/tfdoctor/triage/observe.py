@@ -73,6 +73,7 @@ PATHS: dict[str, str] = {
     "library.missing": "tuple[str, str]: (name, soname) of a CUDA library the user says is not found",
     "intent.and_cuda": "bool: the ticket installs tensorflow[and-cuda] (the pip CUDA wheels)",
     "intent.worked_with": "str: a TensorFlow release the user says the code worked with (prose)",
+    "intent.pip_install": "tuple[str]: the requirements of a pip install command in the ticket",
     "run.multi_gpu_wrong": "bool: the user's multi-GPU training gives NaN or wrong numbers (prose)",
 }
 """Every path an observation may name, with the value it carries."""

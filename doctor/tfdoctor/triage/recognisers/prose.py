@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 from tfdoctor.textgate import Gate, folded, gated
 from tfdoctor.triage.observe import Observation
-from tfdoctor.triage.recognisers._text import MAX_LINE, clean, gated_lines
+from tfdoctor.triage.recognisers._text import MAX_LINE, clean, gated_lines, strip_prompt
 
 NAME = "ticket prose"
 
@@ -85,13 +85,18 @@ _WORKED = gated(re.compile(
 _MULTI_GPU_NAN = gated(re.compile(
     r"(?:MirroredStrategy|multi-?gpu|multiple gpus|pairs? of gpus)[^\n]{0,80}\bnan\b"
     r"|\bnan\b[^\n]{0,80}(?:MirroredStrategy|multi-?gpu|multiple gpus|pairs? of gpus)", re.IGNORECASE))
+# "pip install tensorflow-gpu==2.12.0rc0": the requirements a ticket asks pip for (a command the user
+# ran, a fact; checks/tensorflow.py judges them against what PyPI has)
+_PIP_INSTALL = gated(re.compile(
+    r"(?:^|[\s`$>])(?:pip3?|python3?\s+-m\s+pip|uv\s+pip)\s+install\s+(?P<args>[^\n`#;|&]+)", re.IGNORECASE))
+_REQUIREMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[\w,.-]+\])?(?:[=<>!~]=?[\w.*+!]+(?:,[=<>!~]=?[\w.*+!]+)*)?")
 _CONDA = gated(re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE))
 
 
 _PACKAGE_KINDS = frozenset(f"python.package:{name}" for name in ("keras", "numpy", "protobuf"))
 _CLAIM_GATE = Gate(g.pattern for g in (_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU,
                                          _GPU_WORDS, _JETSON, _AND_CUDA, _CONDA, _CPU_BUILD,
-                                         _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN))
+                                         _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _PIP_INSTALL))
 """Every pattern a claim needs (a bare model counts only beside _GPU_WORDS; the others only
 qualify a claim): a line none of them can match says nothing."""
 
@@ -190,6 +195,15 @@ def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]
         yield "python.conda", True
     if "run.multi_gpu_wrong" not in done and _MULTI_GPU_NAN.search(line, low):
         yield "run.multi_gpu_wrong", True
+    pip = _PIP_INSTALL.search(line, low)
+    if pip:
+        args = [a.strip("'\"") for a in pip.group("args").split()[:20] if not a.startswith("-")]
+        # a command line gives every requirement; inside a sentence only the first is surely one
+        # ("pip install tensorflow==2.6.0 brought in keras")
+        command = strip_prompt(line).lower().startswith(("pip", "python", "uv "))
+        wanted = tuple(a for a in (args if command else args[:1]) if _REQUIREMENT.fullmatch(a))
+        if wanted:
+            yield "intent.pip_install", wanted
     for lib in (_LIBRARY_MISSING.pattern.finditer(line) if _LIBRARY_MISSING.could_match(line, low) else ()):
         name = lib.group("n").lower()
         name = _LIBRARY_NAMES.get(name, name)
