@@ -49,6 +49,8 @@ class Fit:
     """The driver: the one the CUDA release shipped with; below it, minor-version compatibility."""
     kernels: str | None = None
     """A GPU: "sass", "ptx" (JIT-compiled), "ptx-fails" (PTX that does not compile for it), "none"."""
+    compute_capability: str | None = None
+    """A GPU: its compute capability, e.g. "8.6"."""
     toolkit: ToolkitFacts | None = None
     """The toolkit the judgement is about (CUDA toolkit, cuDNN)."""
 
@@ -215,42 +217,52 @@ def kernels(tf: TensorFlowFacts, cc: str | None) -> str:
     return kind
 
 
-def gpu(facts: Facts, g: GpuFacts) -> Fit | None:
-    """One GPU's compute capability against the architectures TensorFlow was built for."""
+def _built_for(facts: Facts) -> TensorFlowFacts | None:
+    """This TensorFlow, when the architectures it was built for are known: from its build info, or
+    from the release table for a release wheel (not a source build, nightly or NVIDIA's +nv, which
+    the table does not describe)."""
     tf = gpu_build(facts)
-    if tf is None or not tf.compute_capabilities or not g.compute_capability:
+    if tf is None or not tf.compute_capabilities:
         return None
     v = _version(tf.version)
     if "tensorflow.compute_capabilities" in facts.assumed and (
             v is None or v.is_devrelease or v.is_prerelease or v.local):
-        return None  # a source build, nightly or NVIDIA's +nv: the release table is not its build
-    kind = kernels(tf, g.compute_capability)
-    words = {"sass": "", "ptx": " (PTX, JIT-compiled)", "ptx-fails": " (its PTX does not compile for it)",
-             "none": ""}
-    return Fit(f"GPU {g.index}", "compute capability in " + ", ".join(tf.compute_capabilities),
-               _need_from(facts, "tensorflow.compute_capabilities"),
-               f"{g.compute_capability}{words[kind]}", _from(facts, "driver.gpus", "NVML"),
-               kind in ("sass", "ptx"), kernels=kind)
+        return None
+    return tf
+
+
+_KERNEL_WORDS = {"sass": "", "ptx": " (PTX, JIT-compiled)", "ptx-fails": " (its PTX does not compile for it)",
+                 "none": " (no kernels)"}
+
+
+def _gpu_fit(facts: Facts, tf: TensorFlowFacts, element: str, cc: str, what: str, where: str) -> Fit:
+    kind = kernels(tf, cc)
+    return Fit(element, "compute capability in " + ", ".join(tf.compute_capabilities),
+               _need_from(facts, "tensorflow.compute_capabilities"), f"{cc}{what}{_KERNEL_WORDS[kind]}",
+               where, kind in ("sass", "ptx"), kernels=kind, compute_capability=cc)
+
+
+def gpu(facts: Facts, g: GpuFacts) -> Fit | None:
+    """One GPU's compute capability against the architectures TensorFlow was built for."""
+    tf = _built_for(facts)
+    if tf is None or not g.compute_capability:
+        return None
+    where = _from(facts, "driver.gpus", "NVML")
+    if "driver.gpus.compute_capability" in facts.assumed:
+        where += "; compute capability from the model's name"
+    return _gpu_fit(facts, tf, f"GPU {g.index}", g.compute_capability, "", where)
 
 
 def named_gpu(facts: Facts) -> Fit | None:
     """Without a GPU list (a ticket with no nvidia-smi): the GPU the user names, its compute
     capability from the model or series tables (compat.compute_capability_of), against the build."""
-    tf = gpu_build(facts)
-    named = facts.intent.gpu
-    hit = compat.compute_capability_of(named) if named else None
-    if facts.known("driver.gpus") or tf is None or not tf.compute_capabilities or hit is None:
-        return None
-    v = _version(tf.version)
-    if "tensorflow.compute_capabilities" in facts.assumed and (
-            v is None or v.is_devrelease or v.is_prerelease or v.local):
+    tf = _built_for(facts)
+    hit = compat.compute_capability_of(facts.intent.gpu) if facts.intent.gpu else None
+    if facts.known("driver.gpus") or tf is None or hit is None:
         return None
     cc, series = hit
-    kind = kernels(tf, cc)
-    return Fit("GPU (named)", "compute capability in " + ", ".join(tf.compute_capabilities),
-               _need_from(facts, "tensorflow.compute_capabilities"),
-               f"{cc}, {named} ({series})", _from(facts, "intent.gpu", "the ticket"),
-               kind in ("sass", "ptx"), kernels=kind)
+    return _gpu_fit(facts, tf, "GPU (named)", cc, f", {facts.intent.gpu} ({series})",
+                    _from(facts, "intent.gpu", "the ticket"))
 
 
 def evaluate(facts: Facts) -> tuple[Fit, ...]:

@@ -59,7 +59,7 @@ def gpu_named_in_ticket(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     tf = facts.tensorflow
     if fit is None or tf is None or fit.kernels == "sass":
         raise NotApplicable
-    named, cc = facts.intent.gpu or "GPU", fit.have.split(",")[0]
+    named, cc = facts.intent.gpu or "GPU", fit.compute_capability
     ev = {"gpu": f"{named} ({fit.have_from})", "gpu.compute_capability": f"{cc} (from the model's name)",
           "tensorflow.compute_capabilities": ", ".join(tf.compute_capabilities),
           "tensorflow.version": tf.version or "?"}

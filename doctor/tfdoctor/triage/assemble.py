@@ -194,6 +194,7 @@ def _driver(seen: _Seen, unknown: list[str], note: Any, assumed: list[str]) -> D
     for path in ("driver.driver_version", "driver.cuda_driver_version", "driver.nvml_error",
                  "driver.kernel_module_version"):
         note(path, path)
+    note("driver.gpus", "driver.gpu")
     loaded = seen.get("driver.nvidia_module_loaded")
     return DriverFacts(
         nvml_error=nvml_error, driver_version=seen.get("driver.driver_version"),
