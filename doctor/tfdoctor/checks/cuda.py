@@ -180,7 +180,8 @@ def cuda_libraries(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                         f"{nvidia_wheel('nvidia-nvshmem', facts)}.")
             if lib.other_versions and not pip_copy:
                 hint = (f"Only another major version is installed ({lib.other_versions[0]}); "
-                        f"TensorFlow {release} needs {lib.soname}. " + hint)
+                        f"{'TensorFlow ' + release if release else 'This TensorFlow'} needs {lib.soname}. "
+                        + hint)
             yield Finding(
                 "cuda-library-missing", severity,
                 f"TensorFlow cannot load {lib.soname}, {effect}.", ev, hint=hint,
