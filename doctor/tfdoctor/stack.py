@@ -16,6 +16,7 @@ and the text report shows every fit as a table.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
@@ -23,6 +24,8 @@ from packaging.version import InvalidVersion, Version
 from tfdoctor import compat
 from tfdoctor.facts import Facts, GpuFacts, TensorFlowFacts, ToolkitFacts
 
+_CC = re.compile(r"[0-9]{1,2}(?:\.[0-9]{1,2})?")
+"""A compute capability as NVML and the tables write it ("8.6"); anything else is not judged."""
 LIBRARIES_MISSING = {"cudart-not-loaded", "library-not-loaded", "gpu-libraries-missing"}
 """TensorFlow log causes that say CUDA libraries did not load."""
 
@@ -209,7 +212,7 @@ def kernels(tf: TensorFlowFacts, cc: str | None) -> str:
     (gpu_device.cc GetValidDeviceIds): SASS of the same major and a minor <= the device's fits,
     otherwise PTX of an older major is JIT-compiled. A GPU or wheel that does not say counts as sass."""
     built = tf.compute_capabilities
-    if not cc or not built:
+    if not cc or not built or not _CC.fullmatch(cc):
         return "sass"
     kind = compat.has_kernels_for(built, cc)
     if kind == "ptx" and not compat.ptx_jits_on(tf.version, built, cc):
@@ -236,6 +239,9 @@ _KERNEL_WORDS = {"sass": "", "ptx": " (PTX, JIT-compiled)", "ptx-fails": " (its 
 
 
 def _gpu_fit(facts: Facts, tf: TensorFlowFacts, element: str, cc: str, what: str, where: str) -> Fit:
+    if not _CC.fullmatch(cc):  # a document's text, not a compute capability: nothing to judge
+        return Fit(element, "compute capability in " + ", ".join(tf.compute_capabilities),
+                   _need_from(facts, "tensorflow.compute_capabilities"), cc + what, where, None)
     kind = kernels(tf, cc)
     return Fit(element, "compute capability in " + ", ".join(tf.compute_capabilities),
                _need_from(facts, "tensorflow.compute_capabilities"), f"{cc}{what}{_KERNEL_WORDS[kind]}",

@@ -155,3 +155,14 @@ def test_nvidia_smi_s_gpu_name_gives_its_compute_capability() -> None:
     hit = next(f for f in report["findings"] if f["id"] == "gpu-too-old-for-tf")
     assert hit["evidence"]["gpu.compute_capability"] == "3.5 (from the model's name)"
     assert "driver.gpus.compute_capability" in report["facts"]["assumed"]
+
+
+def test_a_compute_capability_that_is_not_one_is_not_judged() -> None:
+    """A replayed document's compute capability is text ("8.²" from a fuzzed file): the evaluator
+    (which the report's JSON calls outside any check) says unknown instead of raising."""
+    tf = TensorFlowFacts(version="2.15.0", is_cuda_build=True, cuda_version="12.2",
+                         compute_capabilities=("sm_60", "sm_70", "compute_90"))
+    facts = _facts(tensorflow=tf, driver=DriverFacts(gpus=(GpuFacts(index=0, compute_capability="8.²"),)))
+    fit = next(f for f in stack.evaluate(facts) if f.element == "GPU 0")
+    assert fit.fits is None and fit.kernels is None
+    assert stack.kernels(tf, "²") == "sass"  # a GPU that does not say counts as having kernels

@@ -57,7 +57,7 @@ def gpu_named_in_ticket(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     known, gpu-compute-capability judges them instead."""
     fit = stack.named_gpu(facts)
     tf = facts.tensorflow
-    if fit is None or tf is None or fit.kernels == "sass":
+    if fit is None or tf is None or fit.kernels == "sass" or fit.compute_capability is None:
         raise NotApplicable
     named, cc = facts.intent.gpu or "GPU", fit.compute_capability
     ev = {"gpu": f"{named} ({fit.have_from})", "gpu.compute_capability": f"{cc} (from the model's name)",
