@@ -288,14 +288,17 @@ _CHUNK = 1 << 20
 """Characters of text split into lines at a time once keys are on most lines (key_lines)."""
 
 
-def key_lines(regex: re.Pattern[str], text: str, out: set[int]) -> None:
+def key_lines(regex: re.Pattern[str], text: str, out: set[int], line_local: bool | None = None) -> None:
     """Add the indexes of the lines of text ("\\n"-joined) where regex, a trie of literals,
     finds a key. One search per hit line, each a few C calls; once keys are on most lines so far
     (and no key holds a line break), the rest of the text is split into lines a chunk at a time
     and each is searched in C (map, compress): a ticket of half a million lines that all name the
-    GPU made this loop a second of Python (issue 21)."""
+    GPU made this loop a second of Python (issue 21). `line_local`: whether regex finds in a line
+    alone what it finds from that line's start in the text (default: no line break in the
+    pattern, true of a trie of literals)."""
     line = last = hits = 0
-    one_line = "\n" not in regex.pattern  # (re.escape keeps a line break a line break)
+    # (re.escape keeps a line break a line break)
+    one_line = "\n" not in regex.pattern if line_local is None else line_local
     m = regex.search(text)
     while m is not None:
         line += text.count("\n", last, m.start())

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from itertools import compress, islice, repeat
 from operator import contains
 
+from tfdoctor.textgate import key_lines
+
 MAX_LINE = 20_000
 """Lines longer than this are no tool's output (a minified blob, a base64 paste): skipped unread."""
 
@@ -128,23 +130,11 @@ def forget() -> None:
 
 def regex_lines(text: str, regex: re.Pattern[str], out: set[int], lines: Sequence[str] | None = None) -> None:
     """Add the indexes of the lines of text where regex finds a match (its leftmost match from a
-    line's start starts in that line whenever the line holds one). With the lines text joins, for
+    line's start starts in that line whenever the line holds one). Given the lines text joins, for
     a regex that finds in a line alone what it finds from the line's start in the text (no match
     across a line break, no anchor or look-around that reads one differently): once it is on most
-    lines so far, the rest are searched one by one in C (map, compress), as literal_lines does."""
-    line = last = hits = 0
-    m = regex.search(text)
-    while m is not None:
-        line += text.count("\n", last, m.start())
-        last = m.start()
-        out.add(line)
-        hits += 1
-        if hits >= 512 and hits * 4 > line and lines is not None:
-            rest = range(line + 1, len(lines))
-            out.update(compress(rest, map(regex.search, islice(lines, line + 1, None))))
-            return
-        after = text.find("\n", last)
-        m = regex.search(text, after + 1) if after >= 0 else None
+    lines so far, the rest are searched one by one in C (textgate.key_lines)."""
+    key_lines(regex, text, out, line_local=lines is not None)
 
 
 def literal_lines(text: str, literal: str, out: set[int], lines: Sequence[str] | None = None) -> None:
