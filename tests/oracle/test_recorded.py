@@ -43,6 +43,8 @@ def agrees(rules: dict, expected: dict) -> dict[str, tuple]:
             if k in expected and expected[k] != rules[k]}
     if missing := set(expected.get("findings_include", ())) - set(rules["findings"]):
         diff["findings_include"] = (sorted(missing), rules["findings"])
+    if expected.get("findings_only") and (extra := set(rules["findings"]) - set(expected["findings_include"])):
+        diff["findings_only"] = (expected["findings_include"], sorted(extra))
     return diff
 
 
@@ -112,3 +114,11 @@ def test_records_a_fake_gpu_machine_without_tensorflow(tmp_path, python_without_
     again = subprocess.run([sys.executable, str(RECORDER), "fake-h100x2", "--out", str(tmp_path)],
                            capture_output=True, text=True, timeout=60)
     assert again.returncode == 2 and "exists" in again.stderr
+
+
+def test_findings_only_fails_on_an_extra_finding():
+    """`findings_only` in expected.json: any finding beyond findings_include is a difference."""
+    expected = {"findings_include": ["error tf-not-installed"], "findings_only": True}
+    rules = {"findings": ["error tf-not-installed", "warning driver-old"]}
+    assert agrees(rules, expected) == {"findings_only": (["error tf-not-installed"], ["warning driver-old"])}
+    assert agrees({"findings": ["error tf-not-installed"]}, expected) == {}
