@@ -43,7 +43,8 @@ def agrees(rules: dict, expected: dict) -> dict[str, tuple]:
             if k in expected and expected[k] != rules[k]}
     if missing := set(expected.get("findings_include", ())) - set(rules["findings"]):
         diff["findings_include"] = (sorted(missing), rules["findings"])
-    if expected.get("findings_only") and (extra := set(rules["findings"]) - set(expected["findings_include"])):
+    extra = set(rules["findings"]) - set(expected.get("findings_include", ()))
+    if expected.get("findings_only") and extra:
         diff["findings_only"] = (expected["findings_include"], sorted(extra))
     return diff
 
@@ -122,3 +123,38 @@ def test_findings_only_fails_on_an_extra_finding():
     rules = {"findings": ["error tf-not-installed", "warning driver-old"]}
     assert agrees(rules, expected) == {"findings_only": (["error tf-not-installed"], ["warning driver-old"])}
     assert agrees({"findings": ["error tf-not-installed"]}, expected) == {}
+
+
+H100_LOADER = RECORDED / "h100-driver-580" / "tf-2.21-loader"
+
+
+def test_tf_loader_answers_from_a_real_driver_parse():
+    """What TensorFlow 2.21's own loader answered on the lent H100 (tf-2.21-loader/README.md)
+    reads back through the probe's parser: libcuda opened from the driver's folder, each library
+    written down by hand as not loaded carries TensorFlow's "Could not load dynamic library"."""
+    from tfdoctor.probes.tfloader import answer_of, parse_lines
+
+    expected = json.loads((H100_LOADER / "expected.json").read_text())
+    for name in ("loader.jsonl", "loader-torch-nvidia.jsonl"):
+        records = parse_lines((H100_LOADER / name).read_text())
+        assert records[0] == {"loader": "tsl::internal::DsoLoader"} and records[-1] == {"done": True}
+        answers = {a.name: a for a in map(answer_of, records[1:-1])}
+        assert answers["cuda"].path == expected["libcuda"], name
+        for lib in expected["not_loaded"][:5]:
+            assert answers[lib].path is None and answers[lib].error.startswith(
+                "Could not load dynamic library"), (name, lib)
+
+
+def test_triage_of_the_real_h100_blames_the_cuda_runtime_not_the_driver(tmp_path):
+    """cudart_stub.cc says "Could not find cuda drivers on your machine" when libcudart does not
+    load, as it did on the lent H100 whose driver works: triage through the CLI of that machine's
+    nvidia-smi and TensorFlow's own lines names the CUDA runtime, never the driver."""
+    expected = json.loads((H100_LOADER / "expected.json").read_text())
+    ticket = tmp_path / "ticket.txt"
+    ticket.write_text("".join((H100_LOADER / n).read_text() for n in expected["ticket"]))
+    proc = subprocess.run([sys.executable, "-m", "tfdoctor", "triage", "--json", str(ticket)],
+                          capture_output=True, text=True, timeout=120)
+    doc = json.loads(proc.stdout)
+    ids = {f["id"] for f in doc["findings"]}
+    assert doc["verdict"]["root_cause"] == expected["root_cause"], doc["verdict"]
+    assert not ids & set(expected["findings_exclude"]), ids
