@@ -143,6 +143,9 @@ class GpuFacts:
     """GPU core temperature in degrees Celsius (nvmlDeviceGetTemperature, NVML_TEMPERATURE_GPU)."""
     power_limit_w: float | None = None
     """Enforced power limit in W (nvmlDeviceGetEnforcedPowerLimit, mW / 1000)."""
+    power_default_limit_w: float | None = None
+    """The board's default power limit in W (nvmlDeviceGetPowerManagementDefaultLimit, mW / 1000):
+    an enforced limit below it was lowered by someone (nvidia-smi -pl)."""
     sm_clock_mhz: int | None = None
     """SM clock in MHz when probed (nvmlDeviceGetClockInfo, NVML_CLOCK_SM)."""
     sm_clock_max_mhz: int | None = None

@@ -54,6 +54,8 @@ class NvmlSample:
     """Power draw in W (nvmlDeviceGetPowerUsage, mW / 1000)."""
     power_limit_w: float | None = None
     """Enforced power limit in W (nvmlDeviceGetEnforcedPowerLimit, mW / 1000)."""
+    power_default_limit_w: float | None = None
+    """The board's default power limit in W (nvmlDeviceGetPowerManagementDefaultLimit, mW / 1000)."""
     utilization_pct: int | None = None
     """Percent of the last sample period in which a kernel ran, 0-100 (nvmlDeviceGetUtilizationRates .gpu)."""
     temperature_c: int | None = None

@@ -144,6 +144,8 @@ ADDED_LATER: set[tuple[str, str]] = {
     ("Facts", "node"),
     ("Facts", "assumed"),
     ("Facts", "intent"),
+    ("GpuFacts", "power_default_limit_w"),
+    ("NvmlSample", "power_default_limit_w"),
 }
 
 

@@ -431,6 +431,16 @@ nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t dev, unsigned int *mil
     return NVML_SUCCESS;
 }
 
+nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t dev, unsigned int *milliwatts) {
+    const jv *gpu;
+    nvmlReturn_t rc = device_call("nvmlDeviceGetPowerManagementDefaultLimit", dev, &gpu);
+    if (rc) return rc;
+    const jv *watts = jget(gpu, "power_default_limit_w");  /* NVML answers in milliwatts */
+    if (!jhas(watts)) return NVML_ERROR_NOT_SUPPORTED;
+    *milliwatts = (unsigned int)(jnum(watts, 0) * 1000.0);
+    return NVML_SUCCESS;
+}
+
 #ifndef OMIT_nvmlDeviceGetPowerUsage
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t dev, unsigned int *milliwatts) {
     const jv *gpu;

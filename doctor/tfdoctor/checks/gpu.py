@@ -13,6 +13,7 @@ from tfdoctor.checks.mig import mig_finding
 from tfdoctor.facts import Facts, GpuFacts
 from tfdoctor.findings import Finding, Remediation, Severity
 from tfdoctor.registry import CheckConfig, NotApplicable, check
+from tfdoctor.smoke import peaks
 
 THROTTLE_BAD = {
     "hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown",
@@ -223,15 +224,25 @@ def gpu_health(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                  "gpu.pcie_max": f"gen{g.pcie_gen_max} x{g.pcie_width_max}"},
                 hint="A narrower link points to the slot, riser or BIOS settings; a lower "
                 "generation at idle is normal power saving — recheck under load.")
-        bad = sorted(set(g.throttle_reasons or ()) & THROTTLE_BAD)
+        # A GPU busy with another job runs at its default power cap: NVML's sw_power_cap then is
+        # normal (peaks.power_cap_is_default); a cap someone lowered, or of unknown default, is not.
+        normal = {"sw_power_cap"} if peaks.power_cap_is_default(g.power_limit_w,
+                                                                 g.power_default_limit_w) else set()
+        bad = sorted(set(g.throttle_reasons or ()) & THROTTLE_BAD - normal)
         if bad:
+            lowered = ("sw_power_cap" in bad and g.power_limit_w and g.power_default_limit_w)
             yield Finding(
                 "gpu-throttled", Severity.WARNING,
-                f"GPU {g.index} is slowing its clocks: {', '.join(bad)}.",
+                f"GPU {g.index} is slowing its clocks: {', '.join(bad)}"
+                + (f" (power limit {g.power_limit_w:g} W, lowered from the board's default "
+                   f"{g.power_default_limit_w:g} W)." if lowered else "."),
                 {**ev, "gpu.throttle_reasons": ", ".join(bad),
-                 "gpu.temperature_c": str(g.temperature_c), "gpu.power_limit_w": str(g.power_limit_w)},
+                 "gpu.temperature_c": str(g.temperature_c), "gpu.power_limit_w": str(g.power_limit_w),
+                 **({"gpu.power_default_limit_w": str(g.power_default_limit_w)} if lowered else {})},
                 hint="Thermal reasons point to cooling or airflow; power reasons to the power "
-                "cap (nvidia-smi -q -d POWER).")
+                "cap (nvidia-smi -q -d POWER)"
+                + ("; restore the default with sudo nvidia-smi -i "
+                   f"{g.index} -pl {g.power_default_limit_w:g}." if lowered else "."))
         if g.ecc_uncorrected_volatile:
             yield Finding(
                 "gpu-ecc-uncorrectable", Severity.ERROR,

@@ -159,6 +159,12 @@ def gpu(c, index):
         "power_limit_w", "nvmlDeviceGetEnforcedPowerLimit", nvml.nvmlDeviceGetEnforcedPowerLimit
     )
     out["power_limit_w"] = limit / 1000.0 if limit is not None else None
+    default = get(
+        "power_default_limit_w",
+        "nvmlDeviceGetPowerManagementDefaultLimit",
+        nvml.nvmlDeviceGetPowerManagementDefaultLimit,
+    )
+    out["power_default_limit_w"] = default / 1000.0 if default is not None else None
     out["sm_clock_mhz"] = get(
         "sm_clock_mhz", "nvmlDeviceGetClockInfo", nvml.nvmlDeviceGetClockInfo, nvml.NVML_CLOCK_SM
     )

@@ -53,6 +53,7 @@ def _event_reasons(pynvml, handle):
 def sample(pynvml, index, handle):
     power = _try(pynvml.nvmlDeviceGetPowerUsage, handle)
     limit = _try(pynvml.nvmlDeviceGetEnforcedPowerLimit, handle)
+    default = _try(pynvml.nvmlDeviceGetPowerManagementDefaultLimit, handle)
     util = _try(pynvml.nvmlDeviceGetUtilizationRates, handle)
     return {
         "gpu": index,
@@ -61,6 +62,7 @@ def sample(pynvml, index, handle):
         "sm_clock_max_mhz": _try(pynvml.nvmlDeviceGetMaxClockInfo, handle, pynvml.NVML_CLOCK_SM),
         "power_w": power / 1000.0 if power is not None else None,
         "power_limit_w": limit / 1000.0 if limit is not None else None,
+        "power_default_limit_w": default / 1000.0 if default is not None else None,
         "utilization_pct": util.gpu if util is not None else None,
         "temperature_c": _try(pynvml.nvmlDeviceGetTemperature, handle, pynvml.NVML_TEMPERATURE_GPU),
         "throttle_reasons": _reasons(pynvml, _event_reasons(pynvml, handle)),

@@ -42,6 +42,7 @@ def parse_sample(line: str) -> NvmlSample | str | None:
         sm_clock_max_mhz=num("sm_clock_max_mhz", int),
         power_w=num("power_w", float),
         power_limit_w=num("power_limit_w", float),
+        power_default_limit_w=num("power_default_limit_w", float),
         utilization_pct=num("utilization_pct", int),
         temperature_c=num("temperature_c", int),
         throttle_reasons=tuple(str(r) for r in data.get("throttle_reasons") or ()),
