@@ -8,11 +8,15 @@ ticket gives it. Each pattern needs a version-shaped token, so prose without one
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import contains
 
-from tfdoctor.textgate import Gate, folded, gated
+from tfdoctor.textgate import Need, alternatives, folded, gated, requirements
 from tfdoctor.triage.observe import Observation
-from tfdoctor.triage.recognisers._text import MAX_LINE, clean, gated_lines, strip_prompt
+from tfdoctor.triage.recognisers._text import MAX_LINE, _ticket, clean, strip_prompt
 
 NAME = "ticket prose"
 
@@ -94,11 +98,76 @@ _CONDA = gated(re.compile(r"\bconda (?:install|create|env|activate)\b|\bminicond
 
 
 _PACKAGE_KINDS = frozenset(f"python.package:{name}" for name in ("keras", "numpy", "protobuf"))
-_CLAIM_GATE = Gate(g.pattern for g in (_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU,
-                                         _GPU_WORDS, _JETSON, _AND_CUDA, _CONDA, _CPU_BUILD,
-                                         _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _PIP_INSTALL))
-"""Every pattern a claim needs (a bare model counts only beside _GPU_WORDS; the others only
-qualify a claim): a line none of them can match says nothing."""
+_PROSE_LINE = 2000
+"""Longer cleaned lines are no one's words (a pasted blob): not read."""
+
+# A program's own output (_PROGRAM_LINE) wherever this finds something in a raw line: no part of
+# what clean takes off a line can be part of a match.
+_PROGRAM_RAW = re.compile(r"\.(?:cc|cpp|h|py):\d+\]")
+# pip's command anywhere in a folded raw line: wherever _PIP_INSTALL finds one in the cleaned line
+# (whose "^" may be just after a dmesg timestamp's "]" in the raw line). Case-sensitive over the
+# folded line (what IGNORECASE matches to a lowercase letter, folded() lowers to it): re skips the
+# positions no literal starts at.
+_PIP_IN_FOLDED = re.compile(r"(?:pip3?|python3?\s+-m\s+pip|uv\s+pip)\s+install\s+[^\n`#;|&]")
+
+
+@dataclass(frozen=True, slots=True)
+class _Finder:
+    """The lines one claim's search can find something in, searched for in the raw lines: a
+    raw line holds its cleaned line with a line break, whitespace, "]" or ">" on either side
+    (clean takes off only a prefix ending so, and trailing whitespace), which every boundary and
+    look-around of the claim patterns reads like the line's ends; so `search` finds something in
+    a raw line wherever the pattern does in its cleaned line."""
+
+    search: Callable[[str], object]
+    options: tuple[tuple[Need, ...], ...]
+    """A line search finds something in holds, for one of the options, one literal of each of its
+    needs (tfdoctor.textgate.Need); () for no literal needed."""
+    kinds: frozenset[str]
+    """The kinds of claim it leads to; empty: never all done (one per pip install or library)."""
+    on_folded: bool = False
+    """search reads the folded line (textgate.folded), not the raw one."""
+
+    @classmethod
+    def of(cls, regex: re.Pattern[str], kinds: Iterable[str], needs_of: re.Pattern[str] | None = None,
+           on_folded: bool = False) -> _Finder:
+        """regex's search, a line holding what needs_of's (by default regex's) matches need."""
+        needs, alts = requirements(needs_of or regex), alternatives(needs_of or regex)
+        options = tuple((*needs, *alt) for alt in alts) if alts else (needs,) if needs else ()
+        return cls(regex.search, options, frozenset(kinds), on_folded)
+
+
+def _one_package(name: str) -> _Finder:
+    """_PACKAGE's search, on the lines naming one package (a claim per package name)."""
+    return _Finder(_PACKAGE.pattern.search, ((frozenset({(name, True)}),),), frozenset({f"python.package:{name}"}))
+
+
+_WSL_FINDER = _Finder.of(_WSL.pattern, ())
+_FINDERS = (
+    _Finder.of(_WORKED.pattern, ("intent.worked_with", "tensorflow.version")),
+    _Finder.of(_TF.pattern, ("tensorflow.version",)),
+    *(_one_package(name) for name in ("keras", "numpy", "protobuf")),
+    _Finder.of(_PY.pattern, ("python.version",)),
+    _Finder.of(_WSL.pattern, ("platform.is_wsl", "platform.system", "platform.wsl_version")),
+    _Finder.of(_WIN.pattern, ("platform.system",)),
+    _Finder.of(_LINUX.pattern, ("platform.system", "platform.distro")),
+    _Finder.of(_MAC.pattern, ("platform.system",)),
+    _Finder.of(_CUDA.pattern, ("toolkit.claimed_version",)),
+    _Finder.of(_CUDNN.pattern, ("toolkit.claimed_cudnn",)),
+    _Finder.of(_GPU.pattern, ("intent.gpu",)),
+    # a bare model counts only beside _GPU_WORDS: on lines holding one of its words
+    _Finder.of(_BARE_MODEL.pattern, ("intent.gpu",), needs_of=_GPU_WORDS.pattern),
+    _Finder.of(_JETSON.pattern, ("platform.machine", "platform.system", "intent.gpu")),
+    _Finder.of(_AND_CUDA.pattern, ("intent.and_cuda",)),
+    _Finder.of(_CPU_BUILD.pattern, ("tensorflow.is_cuda_build",)),
+    _Finder.of(_CONDA.pattern, ("python.conda",)),
+    _Finder.of(_MULTI_GPU_NAN.pattern, ("run.multi_gpu_wrong",)),
+    _Finder.of(_PIP_IN_FOLDED, (), needs_of=_PIP_INSTALL.pattern, on_folded=True),
+    _Finder.of(_LIBRARY_MISSING.pattern, ()),
+)
+"""What each search of _claims needs, and the claims it leads to (_GPU_WORDS's generic "GPU":
+_GPU_WORDS_FINDER)."""
+_GPU_WORDS_FINDER = _Finder.of(_GPU_WORDS.pattern, ("intent.gpu",))
 
 
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
@@ -106,19 +175,23 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     wins over an earlier bare "GPU"."""
     done: set[str] = set()
     generic: Observation | None = None
-    # Each pattern runs only on lines holding the literal text it needs (tfdoctor.textgate), and a line where
-    # no claim's pattern finds its text is never looked at: a dozen case-insensitive searches on
-    # every line made long tickets slow (issue 21).
-    # (The gate reads the raw lines: what a cleaned line holds, its raw line holds too.)
-    keyed = gated_lines(lines, _CLAIM_GATE.lines_in)
-    # (number, line) only: a folded copy of every line kept is a hundred MB of an 8 MiB ticket
-    prose = [(i + 1, line) for i in (range(len(lines)) if keyed is None else sorted(keyed))
-             if len(lines[i]) <= MAX_LINE and (line := clean(lines[i])) and len(line) <= 2000
-             and not _PROGRAM_LINE.search(line, folded(line))]
-    del keyed
+
+    def live() -> list[_Finder]:
+        """The searches that can still lead to a claim not yet made."""
+        found = [f for f in _FINDERS if not f.kinds or not f.kinds <= done]
+        if generic is None and "intent.gpu" not in done:
+            found.append(_GPU_WORDS_FINDER)
+        return found
+
+    # Only the lines where a search of a claim not yet made finds something are read, found a
+    # chunk of lines at a time in C: cleaning, folding and asking a dozen patterns of every line
+    # a claim's words are on (every line of a ticket naming the GPU) made long tickets slow
+    # (issue 21). A line none of them finds anything in makes no claim that is not made yet.
+    readable = _Readable(lines)
     # "wsl2 in windows 11": Windows hosts WSL, whose TensorFlow is Linux's, wherever it is said
-    wsl = any(_WSL.search(line, folded(line)) for _, line in prose)
-    for number, line in prose:
+    wsl = any(_WSL.search(line, folded(line))
+              for _, line in readable.prose(_hits(readable, lambda: [_WSL_FINDER])))
+    for number, line in readable.prose(_hits(readable, live)):
         for path, value in _claims(line, folded(line), done):
             if wsl and (path, value) == ("platform.system", "Windows"):
                 continue
@@ -132,6 +205,142 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                 yield Observation(path, value, number, NAME)
     if generic is not None and "intent.gpu" not in done:
         yield generic
+
+
+class _Readable:
+    """The ticket's lines as prose reads them: those over MAX_LINE, or over _PROSE_LINE once
+    cleaned, blank (a search costs at most a bounded line)."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+        # The lines over _PROSE_LINE found in the joined text (re finds each line break in C; a
+        # len per line costs 0.2 s on four million lines), the few then cleaned to see.
+        text, over_max, _low, _memo = _ticket(lines)
+        long: list[int] = [0] if lines and len(lines[0]) > _PROSE_LINE else []
+        if text.count("\n") + 1 != len(lines):  # a line holding a line break: not from splitlines
+            long = list(compress(range(len(lines)), map(_PROSE_LINE.__lt__, map(len, lines))))
+        else:
+            breaks = last = 0  # line breaks before last
+            for m in _LONG_LINE.finditer(text):  # (m starts with the line break before the line)
+                breaks += text.count("\n", last, m.start())
+                last = m.start()
+                long.append(breaks + 1)
+        self.blank = sorted({*over_max, *(i for i in long if len(clean(lines[i])) > _PROSE_LINE)})
+
+    def chunk(self, start: int, end: int) -> tuple[list[str], str]:
+        """lines[start:end], the unreadable ones and a program's output blank, and their text."""
+        part = list(self.lines[start:end])
+        blank = self.blank
+        for k in range(bisect_left(blank, start), bisect_left(blank, end)):
+            part[blank[k] - start] = ""
+        text = "\n".join(part)
+        if "]" in text:  # a log's lines: never someone's words (and slow to search)
+            bracket = list(compress(range(len(part)), map(contains, part, repeat("]"))))
+            program = list(compress(bracket, map(_PROGRAM_RAW.search, map(part.__getitem__, bracket))))
+            if program:
+                for i in program:
+                    part[i] = ""
+                text = "\n".join(part)
+        return part, text
+
+    def prose(self, indexes: Iterable[int]) -> Iterator[tuple[int, str]]:
+        """(number, cleaned line) of the lines of indexes that are someone's words."""
+        lines = self.lines
+        for i in indexes:
+            raw = lines[i]
+            if len(raw) > MAX_LINE:
+                continue
+            line = clean(raw)
+            if line and len(line) <= _PROSE_LINE and not _PROGRAM_LINE.search(line, folded(line)):
+                yield i + 1, line
+
+
+_LONG_LINE = re.compile(rf"\n[^\n]{{{_PROSE_LINE + 1}}}")
+_FIRST_CHUNK, _CHUNK = 512, 1 << 16
+"""Lines searched at a time: few at first (most claims are made in a ticket's first lines, and
+their searches stop), more later."""
+
+
+def _hits(readable: _Readable, live: Callable[[], list[_Finder]]) -> Iterator[int]:
+    """Ascending indexes of the lines where a finder live() gives finds something, live() asked
+    before each chunk (a finder whose claims are all made before its chunk is not searched)."""
+    n, start, size = len(readable.lines), 0, _FIRST_CHUNK
+    while start < n:
+        finders = live()
+        if not finders:
+            return
+        end = min(n, start + size)
+        chunk = _Chunk(*readable.chunk(start, end))
+        found: set[int] = set()
+        for finder in finders:
+            candidates = chunk.holding(finder.options)
+            if candidates:
+                lines = chunk.folded_lines() if finder.on_folded else chunk.lines
+                found.update(compress(candidates, map(finder.search, map(lines.__getitem__, candidates))))
+        for i in sorted(found):
+            yield start + i
+        start, size = end, min(size * 2, _CHUNK)
+
+
+class _Chunk:
+    """Lines searched together: which hold a literal, found in C."""
+
+    def __init__(self, lines: list[str], text: str) -> None:
+        self.lines, self.text = lines, text
+        self._low: tuple[str, list[str]] | None = None
+        self._where: dict[tuple[str, bool], list[int]] = {}
+
+    def folded_lines(self) -> list[str]:
+        return self._folded()[1]
+
+    def _folded(self) -> tuple[str, list[str]]:
+        if self._low is None:
+            text = folded(self.text)
+            lines = text.split("\n")
+            if len(lines) != len(self.lines):  # (a line holding a line break: not from splitlines)
+                lines = list(map(folded, self.lines))
+            self._low = (text, lines)
+        return self._low
+
+    def holding(self, options: tuple[tuple[Need, ...], ...]) -> Sequence[int]:
+        """Ascending indexes of the lines that hold, for one option, a literal of each need."""
+        if not options:
+            return range(len(self.lines))
+        found: set[int] = set()
+        for needs in options:
+            first, *rest = needs
+            at = self._union(first)
+            for need in rest:
+                if not at:
+                    break
+                at = self._among(need, at)
+            found.update(at)
+        return sorted(found)
+
+    def _union(self, need: Need) -> list[int]:
+        parts = [self._holding(key) for key in need]
+        parts = [p for p in parts if p]
+        if len(parts) <= 1:
+            return parts[0] if parts else []
+        return sorted(set().union(*parts))
+
+    def _holding(self, key: tuple[str, bool]) -> list[int]:
+        """Indexes of the lines holding the literal (of the folded lines if case-insensitive)."""
+        at = self._where.get(key)
+        if at is None:
+            literal, icase = key
+            text, lines = self._folded() if icase else (self.text, self.lines)
+            at = list(compress(range(len(lines)), map(contains, lines, repeat(literal)))) if literal in text else []
+            self._where[key] = at
+        return at
+
+    def _among(self, need: Need, at: list[int]) -> list[int]:
+        """The lines of at that hold a literal of need."""
+        kept: set[int] = set()
+        for literal, icase in need:
+            lines = self.folded_lines() if icase else self.lines
+            kept.update(compress(at, map(contains, map(lines.__getitem__, at), repeat(literal))))
+        return sorted(kept)
 
 
 def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]:
