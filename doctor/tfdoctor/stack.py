@@ -26,6 +26,8 @@ from tfdoctor.facts import Facts, GpuFacts, TensorFlowFacts, ToolkitFacts
 
 _CC = re.compile(r"[0-9]{1,2}(?:\.[0-9]{1,2})?")
 """A compute capability as NVML and the tables write it ("8.6"); anything else is not judged."""
+LOADED_BY_TF = "tensorflow log"
+"""ToolkitFacts.via of the cuDNN TensorFlow's own log says it loaded (triage's tf_cudnn)."""
 LIBRARIES_MISSING = {"cudart-not-loaded", "library-not-loaded", "gpu-libraries-missing"}
 """TensorFlow log causes that say CUDA libraries did not load."""
 
@@ -177,20 +179,54 @@ def toolkit(facts: Facts) -> Fit | None:
 
 
 def cudnn(facts: Facts) -> Fit | None:
-    """Before 2.14, a cuDNN the machine or the ticket says is installed against the build's:
-    cuDNN checks at load time that the major is the same and the minor at least the one compiled
-    against (cuda_dnn.cc), so 7.4 under a build for 7.6 fails."""
-    release = release_of(facts)
-    if gpu_build(facts) is None or release is None or not release.cudnn or pip_era(release):
+    """The cuDNN TensorFlow loaded (its log says, in any release), or before 2.14 one the machine
+    or the ticket says is installed, against the build's: cuDNN checks at load time that the major
+    is the same and the minor at least the one compiled against (cuda_dnn.cc), so 7.4 under a
+    build for 7.6 fails."""
+    tf, release = gpu_build(facts), release_of(facts)
+    loaded = next((t for t in facts.toolkits if t.via == LOADED_BY_TF and t.cudnn_version), None)
+    if tf is None or (loaded is None and (release is None or pip_era(release))):
         return None
-    kit = next((t for t in facts.toolkits if t.cudnn_version and not _log_outweighs(facts, t)), None)
-    have, need = _version(kit.cudnn_version if kit else None), _version(release.cudnn)
+    kit = loaded or next((t for t in facts.toolkits if t.cudnn_version and not _log_outweighs(facts, t)),
+                         None)
+    need_text, need_from = _cudnn_need(facts, tf, release)
+    have, need = _version(kit.cudnn_version if kit else None), _version(need_text)
     if kit is None or have is None or need is None:
         return None
-    where = "the ticket says" if kit.via == "claimed" else f"with the toolkit at {kit.path or kit.via}"
-    return Fit("cuDNN", f"cuDNN {need.major}.{need.minor} or a later {need.major}.x",
-               f"tested build configuration of TensorFlow {release.version}", kit.cudnn_version or "?",
-               where, have.major == need.major and have.minor >= need.minor, toolkit=kit)
+    where = {"claimed": "the ticket says", LOADED_BY_TF: _from(facts, "toolkits", "TensorFlow's log")
+             }.get(kit.via, f"with the toolkit at {kit.path or kit.via}")
+    return Fit("cuDNN", f"cuDNN {need.major}.{need.minor} or a later {need.major}.x", need_from,
+               kit.cudnn_version or "?", where, have.major == need.major and have.minor >= need.minor,
+               toolkit=kit)
+
+
+def _cudnn_need(facts: Facts, tf: TensorFlowFacts,
+                release: compat.TfRelease | None) -> tuple[str | None, str]:
+    """The cuDNN the build was compiled with and where that is from. Build info names only the
+    major ("8"): the release's tested configuration then gives the minor."""
+    if release and release.cudnn and tf.cudnn_version == release.cudnn.split(".")[0]:
+        return release.cudnn, f"tested build configuration of TensorFlow {release.version}"
+    return tf.cudnn_version, _need_from(facts, "tensorflow.cudnn_version")
+
+
+def ptxas(facts: Facts) -> Fit | None:
+    """The ptxas XLA runs (`ptxas --version` on a live run) against the build's CUDA major (another
+    major may reject the GPU's architecture or emit code the driver cannot load) and the driver's
+    CUDA version: XLA's nvptx_compiler.cc disables parallel compilation when the driver is older
+    ("The NVIDIA driver's CUDA version is 12.4 which is older than the ptxas CUDA version
+    (12.5.40)")."""
+    x, tf = facts.xla, gpu_build(facts)
+    have = _version(x.ptxas_version if x else None)
+    built = _version(tf.cuda_version if tf else None)
+    if x is None or have is None or built is None:
+        return None
+    drv = _version(facts.driver.cuda_driver_version)
+    newer = drv is not None and have.release[:2] > drv.release[:2]
+    need = f"ptxas of CUDA {built.major}.x" + (
+        f", no newer than the driver's CUDA {facts.driver.cuda_driver_version}" if drv else "")
+    return Fit("ptxas", need, _need_from(facts, "tensorflow.cuda_version"), x.ptxas_version or "?",
+               _from(facts, "xla.ptxas_version", x.ptxas or "XLA's search"),
+               have.major == built.major and not newer)
 
 
 def python(facts: Facts) -> Fit | None:
@@ -274,6 +310,6 @@ def named_gpu(facts: Facts) -> Fit | None:
 def evaluate(facts: Facts) -> tuple[Fit, ...]:
     """Every element there is evidence for, judged: the driver, the toolkit, cuDNN, Python, and
     each GPU (or the one a ticket names)."""
-    fits = [driver(facts), toolkit(facts), cudnn(facts), python(facts), named_gpu(facts)]
+    fits = [driver(facts), toolkit(facts), cudnn(facts), ptxas(facts), python(facts), named_gpu(facts)]
     fits += [gpu(facts, g) for g in facts.driver.gpus]
     return tuple(f for f in fits if f is not None)

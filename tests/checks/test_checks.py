@@ -124,6 +124,8 @@ CASES = {
     "xla-ptxas-other-cuda": (change(H, xla={"ptxas": "/usr/local/cuda-13.0/bin/ptxas",
                                             "ptxas_version": "13.0.88"}), None),
     "xla-libdevice-missing": (change(H, xla={"libdevice": None}), None),
+    # XLA's ptxas 12.5 under a driver for CUDA 12.4: no parallel compilation (nvptx_compiler.cc)
+    "tf-log-driver-older-than-ptxas": (change(H, driver={"cuda_driver_version": "12.4"}), None),
     "tf-not-installed": (change(H, tensorflow=None, libraries=(), xla=None), "tf-not-installed"),
     "tf-multiple-distributions": (change(H, tensorflow=_tf(distributions=(
         Distribution("tensorflow", "2.21.0"), Distribution("tensorflow-cpu", "2.21.0")))),

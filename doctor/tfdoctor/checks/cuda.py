@@ -419,7 +419,7 @@ def nvidia_wheel_pins(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
 
 @check("xla-toolchain", "XLA finds ptxas and libdevice", "cuda",
        emits=("xla-flags-bad-dir", "xla-ptxas-missing", "xla-ptxas-other-cuda",
-              "xla-libdevice-missing"),
+              "tf-log-driver-older-than-ptxas", "xla-libdevice-missing"),
        needs="xla", reads=("xla",))
 def xla_toolchain(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """XLA's GPU compiler needs ptxas and nvvm/libdevice/libdevice.10.bc (xla cuda_root_path.cc)."""
@@ -442,7 +442,8 @@ def xla_toolchain(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                       searched, hint="Install the nvidia-cuda-nvcc wheel TensorFlow pins, or put a "
                       "CUDA toolkit's bin on PATH.", remediation=fix)
     have, built = version(x.ptxas_version), version(tf.cuda_version)
-    if x.ptxas and have and built and have.major != built.major:
+    fit = stack.ptxas(facts)
+    if x.ptxas and fit and have and built and have.major != built.major:
         # XLA prefers the ptxas on PATH (PreferPtxasFromPath); CUDA 13's ptxas dropped
         # Maxwell/Pascal/Volta targets and its PTX needs a driver of its own major.
         pip_bin = os.path.join(os.path.dirname(tf.package_dir or ""), "nvidia", "cuda_nvcc", "bin")
@@ -456,6 +457,17 @@ def xla_toolchain(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             hint="Put the ptxas of TensorFlow's CUDA first on PATH (the nvidia-cuda-nvcc wheel's).",
             remediation=Remediation("put-matching-ptxas-on-path", (
                 f'export PATH={shlex.quote(pip_bin)}"${{PATH:+:$PATH}}"',)))
+    elif x.ptxas and fit and fit.fits is False:
+        yield Finding(
+            "tf-log-driver-older-than-ptxas", Severity.WARNING,
+            f"The driver's CUDA version ({facts.driver.cuda_driver_version}) is older than the ptxas "
+            f"XLA will use ({x.ptxas_version}, {x.ptxas}): XLA disables parallel compilation, so "
+            "jit_compile functions compile more slowly.",
+            {"xla.ptxas": x.ptxas, "xla.ptxas_version": x.ptxas_version or "",
+             "driver.cuda_driver_version": facts.driver.cuda_driver_version or ""},
+            hint="Upgrade the NVIDIA driver to one for CUDA "
+                 f"{'.'.join(map(str, have.release[:2])) if have else '?'} or newer, or put an older "
+                 "ptxas of TensorFlow's CUDA major first on PATH.")
     if x.libdevice is None:
         yield Finding("xla-libdevice-missing", Severity.WARNING,
                       "XLA cannot find libdevice.10.bc (\"libdevice not found\").", searched,

@@ -163,6 +163,8 @@ def _cudnn_fits(facts: Facts) -> Iterator[Finding]:
     release = stack.release_of(facts)
     if fit is None or fit.fits is not False or release is None:
         return
+    if fit.toolkit is not None and fit.toolkit.via == stack.LOADED_BY_TF:
+        return  # TensorFlow's own line says it (tf-log-cudnn-version-mismatch)
     yield Finding(
         "cudnn-wrong-version", Severity.ERROR,
         f"TensorFlow {release.version} was built with cuDNN {release.cudnn} and needs {fit.need}; "
