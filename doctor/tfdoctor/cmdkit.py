@@ -98,13 +98,101 @@ def emit(report: Report, *, as_json: bool, verbose: bool, fail_on: str,
 
         write_prometheus_textfile(report, prometheus_textfile, exit_code=int(code))
     if as_json:
-        click.echo(json.dumps(report.to_dict(exit_code=int(code)), indent=2))
+        click.echo(indented_json(report.to_dict(exit_code=int(code))))
     else:
         from tfdoctor.pictures.text import unicode_ok
 
         click.echo(render_text(report, verbose=verbose, color=color_enabled(sys.stdout),
                                unicode=unicode_ok(sys.stdout)), nl=False)
     return code
+
+
+def indented_json(doc: Any) -> str:
+    """json.dumps(doc, indent=2), the same text, faster: json's C encoder runs only without an
+    indent, and the pure-Python one took 0.5 s for a triaged 8 MiB pip list (issue 21). Here each
+    dict or list of strings (or other scalars) is joined in C; anything but plain JSON types, or
+    a key that is not a str, is left to json.dumps."""
+    out: list[str] = []
+    try:
+        _indented(doc, out, "\n")
+    except _NotPlain:
+        return json.dumps(doc, indent=2)
+    return "".join(out)
+
+
+class _NotPlain(Exception):
+    """A value indented_json leaves to json.dumps."""
+
+
+def _float(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value == float("inf"):
+        return "Infinity"
+    if value == -float("inf"):
+        return "-Infinity"
+    return float.__repr__(value)
+
+
+_SCALARS: dict[type, Any] = {
+    str: json.encoder.encode_basestring_ascii,
+    int: int.__repr__,
+    float: _float,
+    bool: lambda value: "true" if value else "false",
+    type(None): lambda _value: "null",
+}
+
+
+def _scalar(value: Any) -> str:
+    encode = _SCALARS.get(type(value))
+    if encode is None:
+        raise _NotPlain
+    return encode(value)
+
+
+def _indented(value: Any, out: list[str], newline: str) -> None:
+    """Append value's text at the indent newline ends with, as json.dumps(indent=2) writes it."""
+    kind = type(value)
+    if kind is dict:
+        if not value:
+            out.append("{}")
+            return
+        inner = newline + "  "
+        if set(map(type, value)) != {str}:
+            raise _NotPlain
+        keys = map(_SCALARS[str], value)
+        types = set(map(type, value.values()))
+        if types <= _SCALARS.keys():
+            encode = _SCALARS[str] if types == {str} else _scalar
+            items = map("{}: {}".format, keys, map(encode, value.values()))
+            out.append("{" + inner + ("," + inner).join(items) + newline + "}")
+            return
+        out.append("{")
+        first = True
+        for key, item in zip(keys, value.values(), strict=True):
+            out.append(inner + key + ": " if first else "," + inner + key + ": ")
+            first = False
+            _indented(item, out, inner)
+        out.append(newline + "}")
+    elif kind is list or kind is tuple:
+        if not value:
+            out.append("[]")
+            return
+        inner = newline + "  "
+        types = set(map(type, value))
+        if types <= _SCALARS.keys():
+            encode = _SCALARS[str] if types == {str} else _scalar
+            out.append("[" + inner + ("," + inner).join(map(encode, value)) + newline + "]")
+            return
+        out.append("[")
+        first = True
+        for item in value:
+            out.append(inner if first else "," + inner)
+            first = False
+            _indented(item, out, inner)
+        out.append(newline + "]")
+    else:
+        out.append(_scalar(value))
 
 
 class ToolFailure(click.ClickException):
