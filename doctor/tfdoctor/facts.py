@@ -510,9 +510,11 @@ class ToolkitFacts:
     via: str = "dir"
     """How it was found: dir (a known install directory), nvcc (the nvcc on PATH), cuda_home
     (CUDA_HOME / CUDA_PATH), conda (conda-meta), ticket (pasted text: nvcc or a directory),
-    claimed (a ticket's words only: the issue template's "CUDA/cuDNN version", "CUDA 12.4")."""
+    claimed (a ticket's words only: the issue template's "CUDA/cuDNN version", "CUDA 12.4"),
+    tensorflow log (no toolkit: the cuDNN TensorFlow's log says it loaded, in cudnn_version)."""
     cudnn_version: str | None = None
-    """The cuDNN installed with it, where known: a ticket's words ("cuDNN 7.4.1"); None otherwise."""
+    """The cuDNN installed with it, where known: a ticket's words ("cuDNN 7.4.1"), or the one
+    TensorFlow's log says it loaded ("Loaded cuDNN version 8904"); None otherwise."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from tfdoctor.facts import (
     ToolkitFacts,
 )
 from tfdoctor.facts import Distribution as Dist
+from tfdoctor.stack import LOADED_BY_TF
 from tfdoctor.triage.observe import Observation
 
 CPU_ONLY = {"tensorflow-cpu", "tensorflow-cpu-aws", "tf-nightly-cpu", "tensorflow-intel", "intel-tensorflow",
@@ -245,6 +246,9 @@ def _tensorflow(seen: _Seen, python: PythonFacts, platform: PlatformFacts, unkno
         is_cuda = False
         provenance["tensorflow.is_cuda_build"] = "a CPU-only distribution (" + dists[0].name + ")"
     cuda, cudnn = seen.get("tensorflow.cuda_version"), seen.get("tensorflow.cudnn_version")
+    for path in ("tensorflow.cuda_version", "tensorflow.cudnn_version"):
+        if seen.get(path):
+            provenance[path] = seen.where(path) or ""
     ccs = seen.get("tensorflow.compute_capabilities")
     release = compat.tf_release(version)
     if release is not None and is_cuda is not False:
@@ -255,9 +259,9 @@ def _tensorflow(seen: _Seen, python: PythonFacts, platform: PlatformFacts, unkno
             assumed.append("tensorflow.cuda_version")
         if cudnn is None and release.cudnn:
             cudnn = release.cudnn_compiled or release.cudnn
-            provenance["tensorflow.cudnn_version"] = provenance["tensorflow.cuda_version"] = (
+            provenance["tensorflow.cudnn_version"] = (
                 f"tested build configuration of TensorFlow {release.version}")
-            assumed += ["tensorflow.cudnn_version", "tensorflow.cuda_version"]
+            assumed.append("tensorflow.cudnn_version")
         if ccs is None and release.compute_capabilities:
             ccs = release.compute_capabilities
             assumed.append("tensorflow.compute_capabilities")
@@ -289,6 +293,10 @@ def _toolkits(seen: _Seen, unknown: list[str], note: Any) -> tuple[ToolkitFacts,
         first = out[0] if out else ToolkitFacts(path=None, version=None, via="claimed")
         out[:1] = [replace(first, cudnn_version=str(cudnn))]
         note("toolkits", "toolkit.claimed_cudnn")
+    loaded = seen.get("toolkit.loaded_cudnn")
+    if loaded:  # what TensorFlow's log says it loaded outweighs what the user says is installed
+        out.insert(0, ToolkitFacts(path=None, version=None, via=LOADED_BY_TF, cudnn_version=str(loaded)))
+        note("toolkits", "toolkit.loaded_cudnn")
     return tuple(out)
 
 

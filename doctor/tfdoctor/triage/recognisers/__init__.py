@@ -18,6 +18,7 @@ from . import (
     os_release,
     pip_list,
     proc_version,
+    tf_cudnn,
     tf_env_collect,
     tf_reported,
     uname,
@@ -39,4 +40,5 @@ RECOGNISERS = (
     tf_env_collect,
     env_vars,
     tf_reported,
+    tf_cudnn,
 )
