@@ -34,7 +34,8 @@ OVERRIDES: dict[tuple[str, str], dict[str, Any]] = {
     ("Facts", "schema_version"): {"const": SCHEMA_VERSION},
     ("ProbeIssue", "kind"): {"enum": ["timeout", "crash", "error"]},
     ("Facts", "unknown"): {"items": {"enum": sorted(facts_module.UNKNOWABLE)}},
-    ("ToolkitFacts", "via"): {"enum": ["dir", "nvcc", "cuda_home", "conda", "ticket", "claimed"]},
+    ("ToolkitFacts", "via"): {"enum": ["dir", "nvcc", "cuda_home", "conda", "ticket", "claimed",
+                                       "tensorflow log"]},
     ("GpuFacts", "compute_capability"): {"pattern": r"^[0-9]+\.[0-9]+$"},
     # probes/libresolve.py search_steps (rpath only when the object has no RUNPATH), then
     # probes/libraries.py: "preload" (the preload fix loaded it by path), "tensorflow" (TF's own

@@ -158,10 +158,12 @@ def test_cluster_document_of_the_fixed_venv_passes(fixed_venv, tmp_path):
 
 
 @pytest.mark.parametrize("ticket", ["tests/field/cases/awsdlc-6418.txt",
-                                    "tests/triage/data/collect_env/vllm9293_wsl2.txt"])
+                                    "tests/triage/data/collect_env/vllm9293_wsl2.txt",
+                                    "tests/field/cases/tensorflow-62626.txt"])
 def test_triage_document_passes(ticket, tmp_path):
     """`tfdoctor triage --json` of a real ticket (a TensorFlow log read as a smoke run of
-    outcome "ticket", a toolkit the user claims; a WSL 2 collect_env) passes the report schema."""
+    outcome "ticket", a toolkit the user claims; a WSL 2 collect_env; the cuDNN TensorFlow's log
+    says it loaded) passes the report schema."""
     done = subprocess.run([str(TFDOCTOR), "triage", "--json", str(ROOT / ticket)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode in (1, 3), done.stderr[-3000:]
