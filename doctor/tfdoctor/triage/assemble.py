@@ -30,6 +30,7 @@ from tfdoctor.facts import (
     SmokeFacts,
     TensorFlowFacts,
     ToolkitFacts,
+    XlaFacts,
 )
 from tfdoctor.facts import Distribution as Dist
 from tfdoctor.stack import LOADED_BY_TF
@@ -106,11 +107,16 @@ def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
             libraries.append(LibraryFacts(name=name, soname=soname))
             provenance.setdefault(f"libraries.{soname}", f"{ob.source}, line {ob.line}")
     unknown += ["cuda_driver", "libraries", "xla", "driver.device_nodes"]
+    # XLA's log names the ptxas it ran, not where: judged by stack.ptxas, the rest stays unknown
+    ptxas = seen.get("xla.ptxas_version")
+    xla = XlaFacts(ptxas_version=str(ptxas)) if ptxas else None
+    if ptxas:
+        provenance["xla.ptxas_version"] = seen.where("xla.ptxas_version") or ""
     smoke = _smoke(seen, tensorflow)
     return Facts(
         schema_version=SCHEMA_VERSION, tool_version=__version__, collected_at=collected_at,
         python=python, platform=platform, env=env, driver=driver, tensorflow=tensorflow,
-        smoke=smoke, toolkits=toolkits, host=host, intent=intent, libraries=tuple(libraries),
+        smoke=smoke, toolkits=toolkits, host=host, intent=intent, libraries=tuple(libraries), xla=xla,
         unknown=tuple(dict.fromkeys(unknown)), provenance=provenance, assumed=tuple(dict.fromkeys(assumed)),
     )
 

@@ -20,6 +20,7 @@ from . import (
     proc_version,
     tf_cudnn,
     tf_env_collect,
+    tf_ptxas,
     tf_reported,
     uname,
 )
@@ -41,4 +42,5 @@ RECOGNISERS = (
     env_vars,
     tf_reported,
     tf_cudnn,
+    tf_ptxas,
 )
