@@ -260,6 +260,21 @@ class Gate:
             key_lines(self._folded, folded(text), out)
         return out
 
+    def few_lines_in(self, text: str) -> set[int] | None:
+        """lines_in, or None once keys are on most lines so far (key_lines' test, after 512 hit
+        lines): for a caller that reads such text another way, the search given up early."""
+        if self._always:
+            return None
+        out: set[int] = set()
+        for regex, where in ((self._exact, text), (self._folded, None)):
+            if regex is None:
+                continue
+            if where is None:
+                where = folded(text)
+            if not key_lines(regex, where, out, few=True):
+                return None
+        return out
+
     def any_match(self, line: str) -> bool:
         """Whether pattern.search(line) finds something for any of the patterns."""
         return self.first(line) is not None
@@ -288,14 +303,16 @@ _CHUNK = 1 << 20
 """Characters of text split into lines at a time once keys are on most lines (key_lines)."""
 
 
-def key_lines(regex: re.Pattern[str], text: str, out: set[int], line_local: bool | None = None) -> None:
+def key_lines(regex: re.Pattern[str], text: str, out: set[int], line_local: bool | None = None,
+              few: bool = False) -> bool:
     """Add the indexes of the lines of text ("\\n"-joined) where regex, a trie of literals,
     finds a key. One search per hit line, each a few C calls; once keys are on most lines so far
     (and no key holds a line break), the rest of the text is split into lines a chunk at a time
     and each is searched in C (map, compress): a ticket of half a million lines that all name the
     GPU made this loop a second of Python (issue 21). `line_local`: whether regex finds in a line
     alone what it finds from that line's start in the text (default: no line break in the
-    pattern, true of a trie of literals)."""
+    pattern, true of a trie of literals). `few`: give up (return False, out part filled) where
+    the rest would be searched line by line; True otherwise."""
     line = last = hits = 0
     # (re.escape keeps a line break a line break)
     one_line = "\n" not in regex.pattern if line_local is None else line_local
@@ -307,11 +324,14 @@ def key_lines(regex: re.Pattern[str], text: str, out: set[int], line_local: bool
         hits += 1
         after = text.find("\n", last)
         if after < 0:
-            return
-        if hits >= 512 and hits * 4 > line and one_line:
+            return True
+        if hits >= 512 and hits * 4 > line and (one_line or few):
+            if few:
+                return False
             _each_line(regex, text, after + 1, line + 1, out)
-            return
+            return True
         m = regex.search(text, after + 1)
+    return True
 
 
 def _each_line(regex: re.Pattern[str], text: str, pos: int, line: int, out: set[int]) -> None:

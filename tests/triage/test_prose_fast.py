@@ -121,3 +121,13 @@ def test_ticket_files():
 def test_lines_holding_line_breaks():
     """Lines not from splitlines (a caller's own list) read as before."""
     same(["a\nb tensorflow 2.15", "x" * 2500, "\r\n", "Python 3.9 on wsl", "c\nd" * 1500 + " CUDA 11.2"])
+
+
+def test_few_lines_in_is_lines_in_or_gives_up():
+    """textgate.Gate.few_lines_in: lines_in's lines where the keys are on few lines, else None."""
+    gate = prose._CLAIM_GATE
+    sparse = "\n".join(["nothing here"] * 3000 + ["TensorFlow 2.15", "cuda 12"] + ["x"] * 3000)
+    assert gate.few_lines_in(sparse) == gate.lines_in(sparse) == {3000, 3001}
+    dense = "\n".join(["GPU 1 CUDA"] * 3000)
+    assert gate.few_lines_in(dense) is None
+    assert gate.lines_in(dense) == set(range(3000))

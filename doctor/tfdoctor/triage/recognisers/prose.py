@@ -11,12 +11,12 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import compress, filterfalse, repeat
 from operator import contains
 
-from tfdoctor.textgate import Need, alternatives, folded, gated, requirements
+from tfdoctor.textgate import Gate, Need, alternatives, folded, gated, requirements
 from tfdoctor.triage.observe import Observation
-from tfdoctor.triage.recognisers._text import MAX_LINE, _ticket, clean, strip_prompt
+from tfdoctor.triage.recognisers._text import MAX_LINE, _ticket, clean, gated_lines, strip_prompt
 
 NAME = "ticket prose"
 
@@ -143,6 +143,9 @@ def _one_package(name: str) -> _Finder:
 
 
 _WSL_FINDER = _Finder.of(_WSL.pattern, ())
+_ANY_WSL = re.compile("wsl", re.IGNORECASE)
+"""In every line _WSL finds something in (the ticket's text is searched for it first: its folded
+copy, 4 bytes a character for some tickets, was a hundred MB)."""
 _FINDERS = (
     _Finder.of(_WORKED.pattern, ("intent.worked_with", "tensorflow.version")),
     _Finder.of(_TF.pattern, ("tensorflow.version",)),
@@ -168,6 +171,12 @@ _FINDERS = (
 """What each search of _claims needs, and the claims it leads to (_GPU_WORDS's generic "GPU":
 _GPU_WORDS_FINDER)."""
 _GPU_WORDS_FINDER = _Finder.of(_GPU_WORDS.pattern, ("intent.gpu",))
+_CLAIM_GATE = Gate(g.pattern for g in (_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU,
+                                         _GPU_WORDS, _JETSON, _AND_CUDA, _CONDA, _CPU_BUILD,
+                                         _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _PIP_INSTALL))
+"""Every pattern a finder's search needs the words of: a line holding none of their keys is
+found by no finder (where such lines are most, they are left out before the finders' words are
+looked for)."""
 
 
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
@@ -188,10 +197,14 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     # a claim's words are on (every line of a ticket naming the GPU) made long tickets slow
     # (issue 21). A line none of them finds anything in makes no claim that is not made yet.
     readable = _Readable(lines)
+    # Where a claim's word is on few of the lines, those lines are found first (one search of the
+    # text for all the words, over its distinct lines: a test of each finder's words over the
+    # whole text costs more); where they are on most, every line is left to the finders.
+    keyed = gated_lines(lines, _CLAIM_GATE.few_lines_in) if readable.joined else None
     # "wsl2 in windows 11": Windows hosts WSL, whose TensorFlow is Linux's, wherever it is said
-    wsl = any(_WSL.search(line, folded(line))
-              for _, line in readable.prose(_hits(readable, lambda: [_WSL_FINDER])))
-    for number, line in readable.prose(_hits(readable, live)):
+    wsl = _ANY_WSL.search(_ticket(lines)[0]) is not None and any(
+        _WSL.search(line, folded(line)) for _, line in readable.prose(_hits(readable, lambda: [_WSL_FINDER])))
+    for number, line in readable.prose(_hits(readable, live, None if keyed is None else sorted(keyed))):
         for path, value in _claims(line, folded(line), done):
             if wsl and (path, value) == ("platform.system", "Windows"):
                 continue
@@ -217,7 +230,10 @@ class _Readable:
         # len per line costs 0.2 s on four million lines), the few then cleaned to see.
         text, over_max, _low, _memo = _ticket(lines)
         long: list[int] = [0] if lines and len(lines[0]) > _PROSE_LINE else []
-        if text.count("\n") + 1 != len(lines):  # a line holding a line break: not from splitlines
+        self.joined = text.count("\n") + 1 == len(lines)
+        """Whether the ticket's joined text has one line per line (none holds a line break, as
+        none from splitlines does)."""
+        if not self.joined:
             long = list(compress(range(len(lines)), map(_PROSE_LINE.__lt__, map(len, lines))))
         else:
             breaks = last = 0  # line breaks before last
@@ -227,21 +243,28 @@ class _Readable:
                 long.append(breaks + 1)
         self.blank = sorted({*over_max, *(i for i in long if len(clean(lines[i])) > _PROSE_LINE)})
 
-    def chunk(self, start: int, end: int) -> tuple[list[str], str]:
-        """lines[start:end], the unreadable ones and a program's output blank, and their text."""
-        part = list(self.lines[start:end])
-        blank = self.blank
-        for k in range(bisect_left(blank, start), bisect_left(blank, end)):
-            part[blank[k] - start] = ""
-        text = "\n".join(part)
-        if "]" in text:  # a log's lines: never someone's words (and slow to search)
-            bracket = list(compress(range(len(part)), map(contains, part, repeat("]"))))
-            program = list(compress(bracket, map(_PROGRAM_RAW.search, map(part.__getitem__, bracket))))
+    def chunk(self, start: int, end: int, keyed: list[int] | None) -> tuple[Sequence[int], list[str], str]:
+        """The indexes of the lines of start:end to search (of keyed, if given), without the
+        unreadable ones and a program's output; those lines, and their text."""
+        lines = self.lines
+        at: Sequence[int]
+        if keyed is None:
+            at, part = range(start, end), list(lines[start:end])
+        else:
+            at = keyed[bisect_left(keyed, start) : bisect_left(keyed, end)]
+            part = list(map(lines.__getitem__, at))
+        blank = self.blank[bisect_left(self.blank, start) : bisect_left(self.blank, end)]
+        if blank:
+            at = list(filterfalse(set(blank).__contains__, at))
+            part = list(map(lines.__getitem__, at))
+        # a log's lines: never someone's words (and slow to search)
+        bracket = list(compress(at, map(contains, part, repeat("]"))))
+        if bracket:
+            program = set(compress(bracket, map(_PROGRAM_RAW.search, map(lines.__getitem__, bracket))))
             if program:
-                for i in program:
-                    part[i] = ""
-                text = "\n".join(part)
-        return part, text
+                at = list(filterfalse(program.__contains__, at))
+                part = list(map(lines.__getitem__, at))
+        return at, part, "\n".join(part)
 
     def prose(self, indexes: Iterable[int]) -> Iterator[tuple[int, str]]:
         """(number, cleaned line) of the lines of indexes that are someone's words."""
@@ -261,7 +284,7 @@ _FIRST_CHUNK, _CHUNK = 512, 1 << 16
 their searches stop), more later."""
 
 
-def _hits(readable: _Readable, live: Callable[[], list[_Finder]]) -> Iterator[int]:
+def _hits(readable: _Readable, live: Callable[[], list[_Finder]], keyed: list[int] | None = None) -> Iterator[int]:
     """Ascending indexes of the lines where a finder live() gives finds something, live() asked
     before each chunk (a finder whose claims are all made before its chunk is not searched)."""
     n, start, size = len(readable.lines), 0, _FIRST_CHUNK
@@ -270,7 +293,8 @@ def _hits(readable: _Readable, live: Callable[[], list[_Finder]]) -> Iterator[in
         if not finders:
             return
         end = min(n, start + size)
-        chunk = _Chunk(*readable.chunk(start, end))
+        at, part, text = readable.chunk(start, end, keyed)
+        chunk = _Chunk(part, text)
         found: set[int] = set()
         for finder in finders:
             candidates = chunk.holding(finder.options)
@@ -278,7 +302,7 @@ def _hits(readable: _Readable, live: Callable[[], list[_Finder]]) -> Iterator[in
                 lines = chunk.folded_lines() if finder.on_folded else chunk.lines
                 found.update(compress(candidates, map(finder.search, map(lines.__getitem__, candidates))))
         for i in sorted(found):
-            yield start + i
+            yield at[i]
         start, size = end, min(size * 2, _CHUNK)
 
 
