@@ -212,6 +212,8 @@ class Walk:
         self.gap = False
         """Whether a readable line was skipped just before the line last yielded (a recogniser
         that remembers the previous line forgets it)."""
+        self._resume = 0
+        """The index to go on from (skip_to), where a caller read lines itself."""
 
     def __iter__(self) -> Iterator[tuple[int, str]]:
         lines = self.lines
@@ -238,6 +240,12 @@ class Walk:
                     memo[raw] = s
             yield i + 1, s
 
+    def skip_to(self, index: int) -> None:
+        """Go on from line index `index` (0-based): the caller read the lines up to it itself,
+        while busy (a busy walk's next line is the next one whatever it holds)."""
+        self._resume = index
+        self.number = index
+
     def _indexes(self, hits: list[int], busy: Callable[[], object]) -> Iterator[int]:
         """The indexes to read: the next line while busy() (asked after a line), else the next hit."""
         n, k, i = len(self.lines), 0, 0
@@ -248,7 +256,7 @@ class Walk:
                     return
                 i = hits[k]
             yield i
-            i += 1
+            i = max(i + 1, self._resume)
 
 
 def is_fence(s: str) -> bool:
