@@ -254,6 +254,17 @@ def cudnn_release(version: str) -> CudnnRelease | None:
     )
 
 
+def cudnn_span(release: CudnnRelease, cc: str) -> str | None:
+    """None when this cuDNN release supports compute capability `cc`; else "too-old" (the GPU is
+    older than its oldest) or "too-new" (newer than its newest)."""
+    key = driver_key(cc) or ()
+    if key < (driver_key(release.min_cc) or ()):
+        return "too-old"
+    if release.max_cc is not None and key > (driver_key(release.max_cc) or ()):
+        return "too-new"
+    return None
+
+
 @cache
 def _cc_rows() -> dict[tuple[int, int], dict[str, Any]]:
     return {_cc_key(r["compute_capability"]): r for r in _table("gpus")["cc"]}

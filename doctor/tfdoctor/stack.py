@@ -295,6 +295,34 @@ def gpu(facts: Facts, g: GpuFacts) -> Fit | None:
     return _gpu_fit(facts, tf, f"GPU {g.index}", g.compute_capability, "", where)
 
 
+def loaded_cudnn(facts: Facts) -> tuple[str, str] | None:
+    """The cuDNN version that loads and where that is from: the library the probes resolved, or
+    the one TensorFlow's log says it loaded."""
+    lib = facts.library("cudnn")
+    if lib is not None and lib.version:
+        return lib.version, lib.path or "the cuDNN library"
+    kit = next((t for t in facts.toolkits if t.via == LOADED_BY_TF and t.cudnn_version), None)
+    if kit is None or not kit.cudnn_version:
+        return None
+    return kit.cudnn_version, _from(facts, "toolkits", "TensorFlow's log")
+
+
+def cudnn_on_gpus(facts: Facts, gpus: tuple[GpuFacts, ...]) -> Fit | None:
+    """The loaded cuDNN against GPUs of one model: each cuDNN release supports a span of compute
+    capabilities (its support matrix, compat_tables/cudnn.toml): 9.17 drops those below 7.5, an
+    old release predates new architectures."""
+    loaded, g = loaded_cudnn(facts), gpus[0]
+    release = compat.cudnn_release(loaded[0]) if loaded else None
+    cc = g.compute_capability
+    if loaded is None or release is None or not cc or not _CC.fullmatch(cc):
+        return None
+    sure = "" if release.verified else ", by the nearest older row of the support matrix"
+    return Fit(f"cuDNN on {gpu_label(gpus)}", f"a cuDNN that supports compute capability {cc} ({g.name})",
+               _from(facts, "driver.gpus", "NVML"),
+               f"{loaded[0]} (supports {release.min_cc} to {release.max_cc or 'newer'}{sure})", loaded[1],
+               compat.cudnn_span(release, cc) is None, compute_capability=cc)
+
+
 def named_gpu(facts: Facts) -> Fit | None:
     """Without a GPU list (a ticket with no nvidia-smi): the GPU the user names, its compute
     capability from the model or series tables (compat.compute_capability_of), against the build."""
@@ -312,4 +340,22 @@ def evaluate(facts: Facts) -> tuple[Fit, ...]:
     each GPU (or the one a ticket names)."""
     fits = [driver(facts), toolkit(facts), cudnn(facts), ptxas(facts), python(facts), named_gpu(facts)]
     fits += [gpu(facts, g) for g in facts.driver.gpus]
+    fits += [cudnn_on_gpus(facts, gpus) for gpus in same_model(facts.driver.gpus)]
     return tuple(f for f in fits if f is not None)
+
+
+def same_model(gpus: tuple[GpuFacts, ...]) -> list[tuple[GpuFacts, ...]]:
+    """GPUs grouped by model and compute capability: eight identical GPUs are judged once."""
+    groups: dict[tuple[str | None, str | None], list[GpuFacts]] = {}
+    for g in gpus:
+        groups.setdefault((g.name, g.compute_capability), []).append(g)
+    return [tuple(v) for v in groups.values()]
+
+
+def gpu_label(gpus: tuple[GpuFacts, ...]) -> str:
+    """"GPU 3" or "GPUs 0-7" / "GPUs 0, 2"."""
+    idx = [g.index for g in gpus]
+    if len(idx) == 1:
+        return f"GPU {idx[0]}"
+    run = idx == list(range(idx[0], idx[0] + len(idx)))
+    return f"GPUs {idx[0]}-{idx[-1]}" if run else "GPUs " + ", ".join(map(str, idx))

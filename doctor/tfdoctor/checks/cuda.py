@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from tfdoctor import stack
+from tfdoctor import compat, stack
 from tfdoctor.checks.advice import cuda_libraries as cuda_libraries_advice
 from tfdoctor.checks.common import (
     TF_INSTALL,
@@ -18,7 +18,6 @@ from tfdoctor.checks.common import (
     version,
 )
 from tfdoctor.checks.driver import DRIVER_DOCS, wants_gpu
-from tfdoctor.checks.gpu import gpu_label, same_model
 from tfdoctor.checks.usable import REQUIRED_LIBS, loadable
 from tfdoctor.facts import Facts, LibraryFacts
 from tfdoctor.findings import Finding, Remediation, Severity
@@ -321,9 +320,8 @@ def tf_loader(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
        emits=("cudnn-gpu-unsupported",), needs="tensorflow", reads=("libraries", "driver.gpus"))
 def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """cuDNN drops old architectures (9.17 supports compute capability 7.5 and up, so a newer
-    nvidia-cudnn wheel breaks P100/V100) and predates new ones (cuDNN support matrices)."""
-    from tfdoctor import compat
-
+    nvidia-cudnn wheel breaks P100/V100) and predates new ones (cuDNN support matrices):
+    stack.cudnn_on_gpus judges each GPU model."""
     lib = facts.library("cudnn")
     if lib is None or not lib.version or not facts.driver.gpus:
         raise NotApplicable
@@ -334,15 +332,13 @@ def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     wheel = nvidia_wheel("nvidia-cudnn", facts)
     pin = facts.tensorflow.and_cuda_pins.get(wheel, "") if facts.tensorflow else ""
     fixed = cudnn_requirement(facts, pin)
-    for gpus in same_model(facts.driver.gpus):
-        g, which = gpus[0], gpu_label(gpus)
+    for gpus in stack.same_model(facts.driver.gpus):
+        g, which = gpus[0], stack.gpu_label(gpus)
+        fit = stack.cudnn_on_gpus(facts, gpus)
+        if fit is None or fit.fits is not False or not g.compute_capability:
+            continue
         cc = g.compute_capability
-        if not cc:
-            continue
-        too_old = _cc(cc) < _cc(release.min_cc)
-        too_new = release.max_cc is not None and _cc(cc) > _cc(release.max_cc)
-        if not (too_old or too_new):
-            continue
+        too_old = compat.cudnn_span(release, cc) == "too-old"
         span = f"{release.min_cc} to {release.max_cc or 'newer'}"
         yield Finding(
             "cudnn-gpu-unsupported", Severity.ERROR if too_old and release.verified else Severity.WARNING,
@@ -380,12 +376,6 @@ def _repin(facts: Facts, *requirements: str | None) -> Remediation | None:
     if not requirements or any(r is None for r in requirements):
         return None
     return Remediation("repin-nvidia-wheels", (pip_install(facts, *(r for r in requirements if r)),))
-
-
-def _cc(text: str) -> tuple[int, ...]:
-    from tfdoctor import compat
-
-    return compat.driver_key(text) or ()
 
 
 @check("nvidia-wheel-pins", "nvidia-* wheels match TensorFlow's [and-cuda] pins", "cuda",

@@ -14,28 +14,12 @@ from tfdoctor.facts import Facts, GpuFacts
 from tfdoctor.findings import Finding, Remediation, Severity
 from tfdoctor.registry import CheckConfig, NotApplicable, check
 from tfdoctor.smoke import peaks
+from tfdoctor.stack import gpu_label, same_model
 
 THROTTLE_BAD = {
     "hw_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "sw_thermal_slowdown",
     "sw_power_cap",
 }
-
-
-def same_model(gpus: tuple[GpuFacts, ...]) -> list[list[GpuFacts]]:
-    """GPUs grouped by model and compute capability: eight identical GPUs, one finding."""
-    groups: dict[tuple[str | None, str | None], list[GpuFacts]] = {}
-    for g in gpus:
-        groups.setdefault((g.name, g.compute_capability), []).append(g)
-    return list(groups.values())
-
-
-def gpu_label(gpus: list[GpuFacts]) -> str:
-    """"GPU 3" or "GPUs 0-7" / "GPUs 0, 2"."""
-    idx = [g.index for g in gpus]
-    if len(idx) == 1:
-        return f"GPU {idx[0]}"
-    run = idx == list(range(idx[0], idx[0] + len(idx)))
-    return f"GPUs {idx[0]}-{idx[-1]}" if run else "GPUs " + ", ".join(map(str, idx))
 
 
 def has_tensor_cores(name: str | None, cc: str) -> bool:
