@@ -41,3 +41,19 @@ def test_block_reading_reads_what_row_by_row_reads(lines, monkeypatch):
     bulk = _read(lines)
     monkeypatch.setattr(pip_list, "_rows", lambda walk, mode: [])  # the loop reads every row
     assert bulk == _read(lines)
+
+
+def test_trigger_regex_finds_where_the_lookahead_form_did():
+    """The trigger's possessive regex matches the lines (and at the places) its earlier
+    lookahead form did."""
+    import random
+    import re
+
+    before = re.compile(r"[^\S\n]\(?(?=\d+(?:[^\W\d]|[.!+-]))\d[\w.!+-]*(?=[\s)]|\Z)")
+    now = pip_list._TRIGGER.regex
+    assert now is not None
+    rng = random.Random(21)
+    for _ in range(20000):
+        line = "".join(rng.choice(" (\t1234a._!+-)xZ9é") for _ in range(rng.randrange(0, 14)))
+        got, want = now.search(line), before.search(line)
+        assert (got and got.start()) == (want and want.start()), line

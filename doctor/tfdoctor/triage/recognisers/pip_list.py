@@ -39,7 +39,9 @@ _REQUIREMENT = re.compile(r"[A-Za-z0-9][\w.-]*\s*(?:\[[^\]]*\])?\s*(?:[<>~!]=?|=
 # comes before a space (or legacy `pip list`'s ")"): "run 12," in prose is none. Each part of the
 # regex scans a token once, so it stays linear on any line.
 _TRIGGER = Trigger(("=", "<", ">", " @ ", "Version:", "Name", "Package", "packages in environment at", "list", "freeze"),
-                   regex=re.compile(r"[^\S\n]\(?(?=\d+(?:[^\W\d]|[.!+-]))\d[\w.!+-]*(?=[\s)]|\Z)"),
+                   # (possessive: a shorter digit run or token is followed by what cannot end it,
+                   # so backing off never finds a match, and took 0.26 s on a ticket of no versions)
+                   regex=re.compile(r"[^\S\n]\(?\d++(?:[^\W\d]|[.!+-])[\w.!+-]*+(?=[\s)]|\Z)"),
                    line_local=True)  # no line break matched; the end of a line is "\n" or \Z alike
 _LISTING_COMMAND = re.compile(r"(?:^|\s)(?:pip3?|python3?\s+-m\s+pip|uv\s+pip|conda|mamba)\s+(list|freeze)\b")
 
