@@ -47,8 +47,16 @@ class _Seen:
     def __init__(self, observations: Iterable[Observation]) -> None:
         self.all = list(observations)
         self.first: dict[str, Observation] = {}
+        # each path's observations in order, gathered once (each() walked them all per path asked:
+        # a dozen walks of a pip list's 232,000)
+        self._by_path: dict[str, list[Observation]] = {}
         for ob in self.all:
-            self.first.setdefault(ob.path, ob)
+            same = self._by_path.get(ob.path)
+            if same is None:
+                self.first[ob.path] = ob
+                self._by_path[ob.path] = [ob]
+            else:
+                same.append(ob)
 
     def get(self, path: str) -> Any:
         ob = self.first.get(path)
@@ -58,7 +66,7 @@ class _Seen:
         return any(p in self.first for p in paths)
 
     def each(self, path: str) -> list[Observation]:
-        return [ob for ob in self.all if ob.path == path]
+        return list(self._by_path.get(path, ()))
 
     def where(self, path: str) -> str | None:
         ob = self.first.get(path)
@@ -288,6 +296,11 @@ def _toolkits(seen: _Seen, unknown: list[str], note: Any) -> tuple[ToolkitFacts,
         note("toolkits", "toolkit.nvcc_version")
     for ob in seen.each("toolkit.dir"):
         out.append(ToolkitFacts(path=str(ob.value), version=None, via="ticket"))
+    conda = seen.get("toolkit.conda_version")
+    if conda:
+        out.append(ToolkitFacts(path=None, version=str(conda), via="conda",
+                                cudnn_version=str(seen.get("toolkit.conda_cudnn") or "") or None))
+        note("toolkits", "toolkit.conda_version")
     if not out:
         unknown.append("toolkits")  # a claim alone leaves nvcc worth asking for
         claimed = seen.get("toolkit.claimed_version")
@@ -295,7 +308,7 @@ def _toolkits(seen: _Seen, unknown: list[str], note: Any) -> tuple[ToolkitFacts,
             out.append(ToolkitFacts(path=None, version=str(claimed), via="claimed"))
             note("toolkits", "toolkit.claimed_version")
     cudnn = seen.get("toolkit.claimed_cudnn")
-    if cudnn:
+    if cudnn and not (out and out[0].cudnn_version):  # a listed cuDNN outweighs a stated one
         first = out[0] if out else ToolkitFacts(path=None, version=None, via="claimed")
         out[:1] = [replace(first, cudnn_version=str(cudnn))]
         note("toolkits", "toolkit.claimed_cudnn")
@@ -303,6 +316,7 @@ def _toolkits(seen: _Seen, unknown: list[str], note: Any) -> tuple[ToolkitFacts,
     if loaded:  # what TensorFlow's log says it loaded outweighs what the user says is installed
         out.insert(0, ToolkitFacts(path=None, version=None, via=LOADED_BY_TF, cudnn_version=str(loaded)))
         note("toolkits", "toolkit.loaded_cudnn")
+        note("toolkits.loaded_cudnn", "toolkit.loaded_cudnn")
     return tuple(out)
 
 
