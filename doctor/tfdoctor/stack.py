@@ -143,8 +143,10 @@ def _log_outweighs(facts: Facts, kit: ToolkitFacts) -> bool:
     return not any(c.id in LIBRARIES_MISSING for c in smoke.causes)
 
 
-def _kit_from(kit: ToolkitFacts) -> str:
-    return "the ticket says" if kit.via == "claimed" else f"found at {kit.path or kit.via}"
+def _kit_from(facts: Facts, kit: ToolkitFacts) -> str:
+    if kit.via == "claimed":
+        return "the ticket says"
+    return f"found at {kit.path}" if kit.path else _from(facts, "toolkits", kit.via)
 
 
 def same_sonames(have: Version, need: Version) -> bool:
@@ -175,7 +177,7 @@ def toolkit(facts: Facts) -> Fit | None:
     kit = right[0] if right else kits[0]
     return Fit("CUDA toolkit", f"CUDA {release.cuda} libraries",
                f"tested build configuration of TensorFlow {release.version}", kit.version or "?",
-               _kit_from(kit), fits, toolkit=kit)
+               _kit_from(facts, kit), fits, toolkit=kit)
 
 
 def cudnn(facts: Facts) -> Fit | None:
@@ -193,8 +195,9 @@ def cudnn(facts: Facts) -> Fit | None:
     have, need = _version(kit.cudnn_version if kit else None), _version(need_text)
     if kit is None or have is None or need is None:
         return None
-    where = {"claimed": "the ticket says", LOADED_BY_TF: _from(facts, "toolkits", "TensorFlow's log")
-             }.get(kit.via, f"with the toolkit at {kit.path or kit.via}")
+    where = "the ticket says" if kit.via == "claimed" else (
+        _from(facts, "toolkits.loaded_cudnn", "TensorFlow's log") if kit.via == LOADED_BY_TF else
+        f"with the toolkit at {kit.path}" if kit.path else _from(facts, "toolkits", kit.via))
     return Fit("cuDNN", f"cuDNN {need.major}.{need.minor} or a later {need.major}.x", need_from,
                kit.cudnn_version or "?", where, have.major == need.major and have.minor >= need.minor,
                toolkit=kit)
@@ -304,7 +307,7 @@ def loaded_cudnn(facts: Facts) -> tuple[str, str] | None:
     kit = next((t for t in facts.toolkits if t.via == LOADED_BY_TF and t.cudnn_version), None)
     if kit is None or not kit.cudnn_version:
         return None
-    return kit.cudnn_version, _from(facts, "toolkits", "TensorFlow's log")
+    return kit.cudnn_version, _from(facts, "toolkits.loaded_cudnn", "TensorFlow's log")
 
 
 def cudnn_on_gpus(facts: Facts, gpus: tuple[GpuFacts, ...]) -> Fit | None:

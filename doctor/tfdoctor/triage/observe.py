@@ -35,6 +35,8 @@ PATHS: dict[str, str] = {
     "toolkit.claimed_version": "str: CUDA major.minor the user says is installed (issue template 'CUDA/cuDNN version', 'CUDA 12.4')",
     "toolkit.claimed_cudnn": "str: the cuDNN version the user says is installed ('cuDNN 7.4.1')",
     "xla.ptxas_version": "str: the ptxas version XLA's log names ('You are using ptxas 10.1.243', 'older than the ptxas CUDA version (12.5.40)')",
+    "toolkit.conda_version": "str: the CUDA of a conda environment (conda list's cudatoolkit or cuda-version)",
+    "toolkit.conda_cudnn": "str: the cuDNN of a conda environment (conda list's cudnn)",
     "toolkit.loaded_cudnn": "str: the cuDNN TensorFlow's log says it loaded ('Loaded cuDNN version 8904' -> '8.9.4')",
     "toolkit.dir": "str: an installed toolkit directory, e.g. /usr/local/cuda-11.8",
     # TensorFlow

@@ -9,6 +9,7 @@ from __future__ import annotations
 from . import (
     build_info,
     collect_env,
+    conda_build,
     env_vars,
     kernel_log,
     ldconfig,
@@ -43,4 +44,5 @@ RECOGNISERS = (
     tf_reported,
     tf_cudnn,
     tf_ptxas,
+    conda_build,
 )
