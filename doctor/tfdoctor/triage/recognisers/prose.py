@@ -13,10 +13,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, filterfalse, repeat
 from operator import contains
+from typing import TYPE_CHECKING
 
-from tfdoctor.textgate import Gate, Need, alternatives, folded, gated, requirements
+from tfdoctor.textgate import Gate, Need, folded, gated
 from tfdoctor.triage.observe import Observation
 from tfdoctor.triage.recognisers._text import MAX_LINE, _ticket, clean, gated_lines, strip_prompt
+
+if TYPE_CHECKING:  # (not in the module's names: tests read its gated patterns off them)
+    from tfdoctor.textgate import Gated
 
 NAME = "ticket prose"
 
@@ -129,12 +133,13 @@ class _Finder:
     """search reads the folded line (textgate.folded), not the raw one."""
 
     @classmethod
-    def of(cls, regex: re.Pattern[str], kinds: Iterable[str], needs_of: re.Pattern[str] | None = None,
-           on_folded: bool = False) -> _Finder:
-        """regex's search, a line holding what needs_of's (by default regex's) matches need."""
-        needs, alts = requirements(needs_of or regex), alternatives(needs_of or regex)
+    def of(cls, gate: Gated, kinds: Iterable[str], needs_of: Gated | None = None,
+           search: re.Pattern[str] | None = None, on_folded: bool = False) -> _Finder:
+        """The gated pattern's search (or search's), on lines holding what needs_of's (by
+        default the gated pattern's) matches need."""
+        needs, alts = (needs_of or gate).needs, (needs_of or gate).alternatives
         options = tuple((*needs, *alt) for alt in alts) if alts else (needs,) if needs else ()
-        return cls(regex.search, options, frozenset(kinds), on_folded)
+        return cls((search or gate.pattern).search, options, frozenset(kinds), on_folded)
 
 
 def _one_package(name: str) -> _Finder:
@@ -142,38 +147,37 @@ def _one_package(name: str) -> _Finder:
     return _Finder(_PACKAGE.pattern.search, ((frozenset({(name, True)}),),), frozenset({f"python.package:{name}"}))
 
 
-_WSL_FINDER = _Finder.of(_WSL.pattern, ())
+_WSL_FINDER = _Finder.of(_WSL, ())
 _ANY_WSL = re.compile("wsl", re.IGNORECASE)
 """In every line _WSL finds something in (the ticket's text is searched for it first: its folded
 copy, 4 bytes a character for some tickets, was a hundred MB)."""
 _FINDERS = (
-    _Finder.of(_WORKED.pattern, ("intent.worked_with", "tensorflow.version")),
-    _Finder.of(_TF.pattern, ("tensorflow.version",)),
+    _Finder.of(_WORKED, ("intent.worked_with", "tensorflow.version")),
+    _Finder.of(_TF, ("tensorflow.version",)),
     *(_one_package(name) for name in ("keras", "numpy", "protobuf")),
-    _Finder.of(_PY.pattern, ("python.version",)),
-    _Finder.of(_WSL.pattern, ("platform.is_wsl", "platform.system", "platform.wsl_version")),
-    _Finder.of(_WIN.pattern, ("platform.system",)),
-    _Finder.of(_LINUX.pattern, ("platform.system", "platform.distro")),
-    _Finder.of(_MAC.pattern, ("platform.system",)),
-    _Finder.of(_CUDA.pattern, ("toolkit.claimed_version",)),
-    _Finder.of(_CUDNN.pattern, ("toolkit.claimed_cudnn",)),
-    _Finder.of(_GPU.pattern, ("intent.gpu",)),
+    _Finder.of(_PY, ("python.version",)),
+    _Finder.of(_WSL, ("platform.is_wsl", "platform.system", "platform.wsl_version")),
+    _Finder.of(_WIN, ("platform.system",)),
+    _Finder.of(_LINUX, ("platform.system", "platform.distro")),
+    _Finder.of(_MAC, ("platform.system",)),
+    _Finder.of(_CUDA, ("toolkit.claimed_version",)),
+    _Finder.of(_CUDNN, ("toolkit.claimed_cudnn",)),
+    _Finder.of(_GPU, ("intent.gpu",)),
     # a bare model counts only beside _GPU_WORDS: on lines holding one of its words
-    _Finder.of(_BARE_MODEL.pattern, ("intent.gpu",), needs_of=_GPU_WORDS.pattern),
-    _Finder.of(_JETSON.pattern, ("platform.machine", "platform.system", "intent.gpu")),
-    _Finder.of(_AND_CUDA.pattern, ("intent.and_cuda",)),
-    _Finder.of(_CPU_BUILD.pattern, ("tensorflow.is_cuda_build",)),
-    _Finder.of(_CONDA.pattern, ("python.conda",)),
-    _Finder.of(_MULTI_GPU_NAN.pattern, ("run.multi_gpu_wrong",)),
-    _Finder.of(_PIP_IN_FOLDED, (), needs_of=_PIP_INSTALL.pattern, on_folded=True),
-    _Finder.of(_LIBRARY_MISSING.pattern, ()),
+    _Finder.of(_BARE_MODEL, ("intent.gpu",), needs_of=_GPU_WORDS),
+    _Finder.of(_JETSON, ("platform.machine", "platform.system", "intent.gpu")),
+    _Finder.of(_AND_CUDA, ("intent.and_cuda",)),
+    _Finder.of(_CPU_BUILD, ("tensorflow.is_cuda_build",)),
+    _Finder.of(_CONDA, ("python.conda",)),
+    _Finder.of(_MULTI_GPU_NAN, ("run.multi_gpu_wrong",)),
+    _Finder.of(_PIP_INSTALL, (), search=_PIP_IN_FOLDED, on_folded=True),
+    _Finder.of(_LIBRARY_MISSING, ()),
 )
 """What each search of _claims needs, and the claims it leads to (_GPU_WORDS's generic "GPU":
 _GPU_WORDS_FINDER)."""
-_GPU_WORDS_FINDER = _Finder.of(_GPU_WORDS.pattern, ("intent.gpu",))
-_CLAIM_GATE = Gate(g.pattern for g in (_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU,
-                                         _GPU_WORDS, _JETSON, _AND_CUDA, _CONDA, _CPU_BUILD,
-                                         _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _PIP_INSTALL))
+_GPU_WORDS_FINDER = _Finder.of(_GPU_WORDS, ("intent.gpu",))
+_CLAIM_GATE = Gate((_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU, _GPU_WORDS, _JETSON,
+                    _AND_CUDA, _CONDA, _CPU_BUILD, _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _PIP_INSTALL))
 """Every pattern a finder's search needs the words of: a line holding none of their keys is
 found by no finder (where such lines are most, they are left out before the finders' words are
 looked for)."""
