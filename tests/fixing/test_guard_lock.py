@@ -70,11 +70,20 @@ def test_cancel_stops_the_whole_group(tmp_path: Path):
     marker = tmp_path / "pid"
     token = CancelToken()
     script = f"sleep 60 & echo $! > {marker}; wait"
-    start = time.monotonic()
-    threading.Timer(0.5, token.set, ("SIGINT",)).start()
+    cancelled_at: list[float] = []
+
+    def cancel_once_started() -> None:
+        # not on a timer: on a loaded machine sh may not have written the pid yet
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not (marker.exists() and marker.read_text().strip()):
+            time.sleep(0.02)
+        cancelled_at.append(time.monotonic())
+        token.set("SIGINT")
+
+    threading.Thread(target=cancel_once_started, daemon=True).start()
     with pytest.raises(Cancelled, match="SIGINT"):
         run_guarded(["sh", "-c", script], timeout=30, cancel=token)
-    assert time.monotonic() - start < 10
+    assert time.monotonic() - cancelled_at[0] < 10
     grandchild = int(marker.read_text())
     assert not Path(f"/proc/{grandchild}").exists() or \
         Path(f"/proc/{grandchild}/stat").read_text().split(") ", 1)[1][0] == "Z"
