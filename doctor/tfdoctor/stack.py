@@ -3,15 +3,16 @@
 What TensorFlow needs comes from its build info where that was read (a live run, a ticket that
 pasted `tf.sysconfig.get_build_info()`), otherwise from the release table's tested build
 configuration (`compat_tables/tensorflow.toml`). What the machine has comes from whatever evidence
-exists: NVML or nvidia-smi, the driver versions TensorFlow's own log prints, nvcc or a toolkit
-directory, a version the user states. Each element is judged on its own, so a stated cuDNN 7.4.1
+exists: NVML or nvidia-smi, the driver, cuDNN and ptxas versions TensorFlow's and XLA's own logs
+print, nvcc, a toolkit directory or a conda environment's packages, a version the user states.
+Each element is judged on its own, so a stated cuDNN 7.4.1
 against a build that needs 7.6 is judged although nothing else of the libraries is known, and a
 driver version read from a log is judged although the GPUs are not.
 
 Each judgement is a `Fit`: the element, what is needed and from where, what is there and from
 where, and whether it fits (None: the tables cannot tell). The checks (driver-supports-cuda,
-cuda-toolkit, tf-python-version, gpu-compute-capability) turn the fits that fail into findings,
-and the text report shows every fit as a table.
+cuda-toolkit, xla-toolchain, cudnn-gpu-support, tf-python-version, gpu-compute-capability) turn
+the fits that fail into findings, and the text report shows every fit as a table.
 """
 
 from __future__ import annotations
@@ -186,7 +187,7 @@ def cudnn(facts: Facts) -> Fit | None:
     is the same and the minor at least the one compiled against (cuda_dnn.cc), so 7.4 under a
     build for 7.6 fails."""
     tf, release = gpu_build(facts), release_of(facts)
-    loaded = next((t for t in facts.toolkits if t.via == LOADED_BY_TF and t.cudnn_version), None)
+    loaded = _loaded_kit(facts)
     if tf is None or (loaded is None and (release is None or pip_era(release))):
         return None
     kit = loaded or next((t for t in facts.toolkits if t.cudnn_version and not _log_outweighs(facts, t)),
@@ -195,12 +196,22 @@ def cudnn(facts: Facts) -> Fit | None:
     have, need = _version(kit.cudnn_version if kit else None), _version(need_text)
     if kit is None or have is None or need is None:
         return None
-    where = "the ticket says" if kit.via == "claimed" else (
-        _from(facts, "toolkits.loaded_cudnn", "TensorFlow's log") if kit.via == LOADED_BY_TF else
-        f"with the toolkit at {kit.path}" if kit.path else _from(facts, "toolkits", kit.via))
     return Fit("cuDNN", f"cuDNN {need.major}.{need.minor} or a later {need.major}.x", need_from,
-               kit.cudnn_version or "?", where, have.major == need.major and have.minor >= need.minor,
-               toolkit=kit)
+               kit.cudnn_version or "?", _cudnn_from(facts, kit),
+               have.major == need.major and have.minor >= need.minor, toolkit=kit)
+
+
+def _loaded_kit(facts: Facts) -> ToolkitFacts | None:
+    """The cuDNN TensorFlow's log says it loaded (a toolkits entry of its own)."""
+    return next((t for t in facts.toolkits if t.via == LOADED_BY_TF and t.cudnn_version), None)
+
+
+def _cudnn_from(facts: Facts, kit: ToolkitFacts) -> str:
+    if kit.via == "claimed":
+        return "the ticket says"
+    if kit.via == LOADED_BY_TF:
+        return _from(facts, "toolkits.loaded_cudnn", "TensorFlow's log")
+    return f"with the toolkit at {kit.path}" if kit.path else _from(facts, "toolkits", kit.via)
 
 
 def _cudnn_need(facts: Facts, tf: TensorFlowFacts,
@@ -304,10 +315,8 @@ def loaded_cudnn(facts: Facts) -> tuple[str, str] | None:
     lib = facts.library("cudnn")
     if lib is not None and lib.version:
         return lib.version, lib.path or "the cuDNN library"
-    kit = next((t for t in facts.toolkits if t.via == LOADED_BY_TF and t.cudnn_version), None)
-    if kit is None or not kit.cudnn_version:
-        return None
-    return kit.cudnn_version, _from(facts, "toolkits.loaded_cudnn", "TensorFlow's log")
+    kit = _loaded_kit(facts)
+    return (kit.cudnn_version, _cudnn_from(facts, kit)) if kit and kit.cudnn_version else None
 
 
 def cudnn_on_gpus(facts: Facts, gpus: tuple[GpuFacts, ...]) -> Fit | None:
