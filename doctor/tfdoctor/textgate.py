@@ -49,6 +49,14 @@ def folded(line: str) -> str:
     return line.lower()
 
 
+@cache
+def _parse(source: str, flags: int) -> Any:
+    """re's parse tree of a pattern, made once (requirements and alternatives both read it; the
+    gates over the catalogue's patterns parsed each of them four times at every start). Read,
+    never changed."""
+    return _sre_parse.parse(source, flags)
+
+
 def required(pattern: re.Pattern[str]) -> Need | None:
     """One literal set any match of pattern must contain (the most telling), or None."""
     needs = requirements(pattern)
@@ -58,7 +66,7 @@ def required(pattern: re.Pattern[str]) -> Need | None:
 def requirements(pattern: re.Pattern[str]) -> tuple[Need, ...]:
     """Every literal set any match must contain, most telling first; () when none can be read."""
     try:
-        parsed = _sre_parse.parse(pattern.pattern, pattern.flags)
+        parsed = _parse(pattern.pattern, pattern.flags)
         return _options(list(parsed), bool(parsed.state.flags & re.IGNORECASE))
     except Exception:  # noqa: BLE001  (a private parser: whatever it does, the pattern is always run)
         return ()
@@ -69,7 +77,7 @@ def alternatives(pattern: re.Pattern[str]) -> tuple[tuple[Need, ...], ...] | Non
     factors out of every alternative, `\\b` in `\\ba|\\bb`): what each alternative requires, so a
     line must hold all of one alternative's literals; None for any other pattern."""
     try:
-        parsed = _sre_parse.parse(pattern.pattern, pattern.flags)
+        parsed = _parse(pattern.pattern, pattern.flags)
         items, icase = list(parsed), bool(parsed.state.flags & re.IGNORECASE)
         while len(items) == 1 and items[0][0] is _sre.SUBPATTERN:
             _group, add, remove, sub = items[0][1]
@@ -209,8 +217,10 @@ def _holds(needs: tuple[Need, ...], line: str, low: str) -> bool:
     return True
 
 
+@cache
 def gated(pattern: re.Pattern[str]) -> Gated:
-    """The pattern with what its matches need."""
+    """The pattern with what its matches need (one for each pattern: a Gated is immutable, and
+    logmap's and tf_log's gates gate the same patterns)."""
     return Gated(pattern, requirements(pattern), alternatives(pattern))
 
 
