@@ -431,9 +431,9 @@ def xla_toolchain(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                       "XLA cannot find ptxas: jit_compile functions fall back to the driver or fail.",
                       searched, hint="Install the nvidia-cuda-nvcc wheel TensorFlow pins, or put a "
                       "CUDA toolkit's bin on PATH.", remediation=fix)
-    have, built = version(x.ptxas_version), version(tf.cuda_version)
-    fit = stack.ptxas(facts)
-    if x.ptxas and fit and have and built and have.major != built.major:
+    # stack.ptxas judges it: another CUDA major, or newer than the driver's CUDA
+    fit, have, built = stack.ptxas(facts), version(x.ptxas_version), version(tf.cuda_version)
+    if x.ptxas and fit and fit.fits is False and have and built and have.major != built.major:
         # XLA prefers the ptxas on PATH (PreferPtxasFromPath); CUDA 13's ptxas dropped
         # Maxwell/Pascal/Volta targets and its PTX needs a driver of its own major.
         pip_bin = os.path.join(os.path.dirname(tf.package_dir or ""), "nvidia", "cuda_nvcc", "bin")
