@@ -57,3 +57,26 @@ def test_trigger_regex_finds_where_the_lookahead_form_did():
         line = "".join(rng.choice(" (\t1234a._!+-)xZ9é") for _ in range(rng.randrange(0, 14)))
         got, want = now.search(line), before.search(line)
         assert (got and got.start()) == (want and want.start()), line
+
+
+ARROWS = [
+    "\tlibcudart.so.12 (libc6,x86-64) => /usr/local/cuda/lib64/libcudart.so.12",
+    "numpy=>1.2", "x=>y>=1", "tensorflow==2.15.0", "keras>=3", "a<2", "pkg => 1.2a b", "foo 1.2a => x",
+    "protobuf~=3.20", "requests!=2.0", "=>", ">", "=", "$ pip list | grep tensorflow", "tensorflow 2.15.0",
+    "Name: tensorflow", "Version: 2.15.0", "=> Package    Version", "six==1.16.0", "wheel==0.41.2",
+    "absl-py==2.0.0", "astunparse==1.6.3", "gast==0.5.4",
+]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_arrow_trigger_reads_what_every_line_reads(seed, monkeypatch):
+    """Where a ticket holds "=>", the lines an "=" or ">" only inside one are not read: reading
+    every line reads the same."""
+    import random
+
+    rng = random.Random(seed)
+    lines = [rng.choice(ARROWS) for _ in range(rng.randrange(5, 400))]
+    got = _read(lines)
+    monkeypatch.setattr(pip_list, "_TRIGGER_ARROWS", _text.EVERY_LINE)
+    monkeypatch.setattr(pip_list, "_TRIGGER", _text.EVERY_LINE)
+    assert got == _read(lines)

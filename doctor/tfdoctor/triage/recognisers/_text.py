@@ -104,6 +104,11 @@ def _ticket(lines: Sequence[str]) -> tuple[str, list[int], list[str], dict[str, 
     return text, long, _last[4], _last[5]
 
 
+def ticket_text(lines: Sequence[str]) -> str:
+    """The ticket's lines joined by "\\n" (those over MAX_LINE blank), made once per ticket."""
+    return _ticket(lines)[0]
+
+
 def gated_lines(lines: Sequence[str], find: Callable[[str], set[int] | None]) -> set[int] | None:
     """The indexes of the lines a whole-text gate keeps (find: joined lines -> their indexes, or
     None for all), the gate running over each distinct line once: a log repeats its lines, and the

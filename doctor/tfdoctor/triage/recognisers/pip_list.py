@@ -18,7 +18,7 @@ from typing import Any
 
 from tfdoctor.triage.observe import Observation
 
-from ._text import MAX_LINE, Trigger, Walk, clean, is_fence, normalise, strip_prompt
+from ._text import MAX_LINE, Trigger, Walk, clean, is_fence, normalise, strip_prompt, ticket_text
 
 NAME = "pip list"
 
@@ -38,11 +38,17 @@ _REQUIREMENT = re.compile(r"[A-Za-z0-9][\w.-]*\s*(?:\[[^\]]*\])?\s*(?:[<>~!]=?|=
 # space, is not digits only (_kind_of: those are lsmod sizes and counts) and ends the line or
 # comes before a space (or legacy `pip list`'s ")"): "run 12," in prose is none. Each part of the
 # regex scans a token once, so it stays linear on any line.
+_VERSION_TOKEN = r"[^\S\n]\(?\d++(?:[^\W\d]|[.!+-])[\w.!+-]*+(?=[\s)]|\Z)"
+# (possessive: a shorter digit run or token is followed by what cannot end it, so backing off never
+# finds a match, and took 0.26 s on a ticket of no versions)
 _TRIGGER = Trigger(("=", "<", ">", " @ ", "Version:", "Name", "Package", "packages in environment at", "list", "freeze"),
-                   # (possessive: a shorter digit run or token is followed by what cannot end it,
-                   # so backing off never finds a match, and took 0.26 s on a ticket of no versions)
-                   regex=re.compile(r"[^\S\n]\(?\d++(?:[^\W\d]|[.!+-])[\w.!+-]*+(?=[\s)]|\Z)"),
+                   regex=re.compile(_VERSION_TOKEN),
                    line_local=True)  # no line break matched; the end of a line is "\n" or \Z alike
+# The same lines where a ticket holds "=>", but an "=" or ">" only outside one: no requirement
+# operator or freeze row holds it, and ldconfig -p prints it on every line (each read idle, a no-op:
+# 59,000 of them in a ticket with a long ldconfig listing). Its regex scans twice as slowly.
+_TRIGGER_ARROWS = Trigger(("<", " @ ", "Version:", "Name", "Package", "packages in environment at", "list", "freeze"),
+                          regex=re.compile(r"=(?!>)|>(?<!=>)|" + _VERSION_TOKEN), line_local=True)
 _LISTING_COMMAND = re.compile(r"(?:^|\s)(?:pip3?|python3?\s+-m\s+pip|uv\s+pip|conda|mamba)\s+(list|freeze)\b")
 
 TF_DISTRIBUTIONS = frozenset(
@@ -122,7 +128,7 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     hint_whole = False
     show_name: tuple[int, str] | None = None
     requirement = -1  # line of the last requirement specifier (">=", "~=", "[extra]")
-    walk = Walk(lines, _TRIGGER, lambda: mode is not None or run)
+    walk = Walk(lines, _TRIGGER_ARROWS if "=>" in ticket_text(lines) else _TRIGGER, lambda: mode is not None or run)
     for number, s in walk:
         t = s.strip()
         if mode is not None:
