@@ -193,8 +193,32 @@ class Trigger:
             regex_lines(text, self.regex, out, lines if self.line_local and not long else None)
         return sorted(out)
 
+    def lines_between(self, lines: Sequence[str], start: int, end: int) -> list[int]:
+        """What lines() finds among lines[start:end] (for a trigger without a regex, or with a
+        line-local one: what it finds in a line does not depend on the others); the lines over
+        MAX_LINE, which a walk skips, are not among them."""
+        long = _ticket(lines)[1]
+        part = list(lines[start:end])
+        for i in long[bisect_left(long, start) : bisect_left(long, end)]:
+            part[i - start] = ""
+        text = "\n".join(part)
+        out: set[int] = set()
+        for literal in self.literals:
+            literal_lines(text, literal, out, part)
+        if self.folded:
+            from tfdoctor.textgate import folded
+
+            low = folded(text)
+            for literal in self.folded:
+                literal_lines(low, literal, out)
+        if self.regex is not None:
+            regex_lines(text, self.regex, out, part if self.line_local else None)
+        return sorted(i + start for i in out)
+
 
 EVERY_LINE = Trigger(regex=re.compile(""), line_local=True)
+_WINDOW, _WINDOW_MAX = 4096, 1 << 18
+"""Lines a lazy walk's trigger looks through at a time: few at first, more later."""
 
 
 class Walk:
@@ -208,8 +232,12 @@ class Walk:
     concern it (issue 21)."""
 
     def __init__(self, lines: Sequence[str], trigger: Trigger, busy: Callable[[], object] | None = None,
-                 extra: Iterable[int] = ()) -> None:
+                 extra: Iterable[int] = (), lazy: bool = False) -> None:
         self.lines = lines
+        self.lazy = lazy
+        """Whether the trigger looks only through the lines after the last one read, a window at a
+        time when idle (for a walk whose caller reads long runs of lines itself, skip_to): a
+        pasted pip list's every row holds a version the trigger finds, which nothing reads."""
         self.trigger = trigger
         self.busy = busy
         self.extra = extra
@@ -223,12 +251,17 @@ class Walk:
 
     def __iter__(self) -> Iterator[tuple[int, str]]:
         lines = self.lines
-        _text, long, _low, memo = _ticket(lines)
-        hits = self.trigger.lines(lines)
-        if self.extra:
-            hits = sorted(set(hits).union(self.extra))
-        busy = self.busy
-        order = iter(hits) if busy is None else self._indexes(hits, busy)
+        text, long, _low, memo = _ticket(lines)
+        busy, trigger = self.busy, self.trigger
+        order: Iterator[int]
+        if (self.lazy and busy is not None and not self.extra and (trigger.regex is None or trigger.line_local)
+                and text.count("\n") + 1 == len(lines)):  # (no line holds a line break)
+            order = self._windows(busy)
+        else:
+            hits = trigger.lines(lines)
+            if self.extra:
+                hits = sorted(set(hits).union(self.extra))
+            order = iter(hits) if busy is None else self._indexes(hits, busy)
         previous = -1  # the index last yielded
         for i in order:
             raw = lines[i]
@@ -251,6 +284,31 @@ class Walk:
         while busy (a busy walk's next line is the next one whatever it holds)."""
         self._resume = index
         self.number = index
+
+    def _windows(self, busy: Callable[[], object]) -> Iterator[int]:
+        """_indexes with the trigger's hits found a window of lines at a time, from the next line
+        to read when idle: the lines a caller read itself (skip_to) are never looked through."""
+        lines, trigger = self.lines, self.trigger
+        n, i, end, size, k = len(lines), 0, 0, _WINDOW, 0
+        hits: list[int] = []
+        while i < n:
+            if not self.number or not busy():  # nothing read yet: not busy
+                while True:
+                    if i >= end:
+                        end = min(n, i + size)
+                        size = min(size * 4, _WINDOW_MAX)
+                        hits, k = trigger.lines_between(lines, i, end), 0
+                    k = bisect_left(hits, i, k)
+                    if k < len(hits):
+                        i = hits[k]
+                        break
+                    i = end
+                    if i >= n:
+                        return
+            yield i
+            i += 1
+            if self._resume > i:
+                i = self._resume
 
     def _indexes(self, hits: list[int], busy: Callable[[], object]) -> Iterator[int]:
         """The indexes to read: the next line while busy() (asked after a line), else the next hit."""

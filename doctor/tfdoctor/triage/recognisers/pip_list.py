@@ -128,7 +128,8 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     hint_whole = False
     show_name: tuple[int, str] | None = None
     requirement = -1  # line of the last requirement specifier (">=", "~=", "[extra]")
-    walk = Walk(lines, _TRIGGER_ARROWS if "=>" in ticket_text(lines) else _TRIGGER, lambda: mode is not None or run)
+    walk = Walk(lines, _TRIGGER_ARROWS if "=>" in ticket_text(lines) else _TRIGGER, lambda: mode is not None or run,
+                lazy=True)
     for number, s in walk:
         t = s.strip()
         if mode is not None:
