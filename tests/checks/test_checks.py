@@ -217,6 +217,9 @@ CASES = {
     "tf-log-tensorflow-gpu-removed": (
         replace(H, intent=IntentFacts(pip_install=("tensorflow-gpu==2.12.0rc0",))),
         "tf-log-tensorflow-gpu-removed"),
+    # a ticket whose user ran pip install tensorflow==2.21.0 (no [and-cuda]); libraries not shown
+    "tf-installed-without-cuda": (replace(H, libraries=(), unknown=(*H.unknown, "libraries"),
+                                          intent=IntentFacts(pip_install=("tensorflow==2.21.0",))), None),
     # a ticket: "works in tensorflow 2.15 ... fails in 2.16", Keras 3 and no tf-keras installed
     "tf-log-keras3-incompatible": (replace(
         change(H, tensorflow=_tf(version="2.16.1", requirements={}), python={"packages": {

@@ -10,6 +10,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor import compat, stack
+from tfdoctor.checks.advice import and_cuda_requirement
+from tfdoctor.checks.advice import cuda_libraries as cuda_libraries_advice
 from tfdoctor.checks.common import TF_INSTALL, matching_tf, pip_install, pip_uninstall, version
 from tfdoctor.checks.driver import wants_gpu
 from tfdoctor.facts import Facts
@@ -237,6 +239,41 @@ def tf_gpu_package(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                   "Install tensorflow instead") + " (tensorflow[and-cuda] on Linux from 2.14), and change "
                  "the requirement or environment file that names tensorflow-gpu.",
             links=("https://pypi.org/project/tensorflow-gpu/",))
+
+
+@check("tf-install-cuda-libs", "An install of TensorFlow on Linux brings its CUDA libraries", "tensorflow",
+       emits=("tf-installed-without-cuda",), needs="tensorflow")
+def tf_install_cuda_libs(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """From 2.14 TensorFlow's Linux wheel loads the CUDA libraries of the nvidia-* wheels its
+    [and-cuda] extra pins (TensorFlow's pip guide); `pip install tensorflow` alone installs none,
+    and TensorFlow then lists no GPU. Judged from a ticket's own install command where the
+    libraries themselves are not shown (where they are, on a live run too, cuda-libraries judges
+    them)."""
+    if facts.known("libraries") or facts.libraries:
+        raise NotApplicable("the libraries themselves are shown: cuda-libraries judges them")
+    plain = [text for text in facts.intent.pip_install if (req := _requirement(text)) is not None
+             and req.name.lower() == "tensorflow" and "and-cuda" not in req.extras]
+    nvidia = [t for t in facts.intent.pip_install if t.lower().startswith("nvidia-")]
+    release = stack.release_of(facts)
+    linux = (facts.platform.system or "Linux") == "Linux" and facts.platform.machine in (None, "x86_64")
+    if not plain or nvidia or facts.intent.and_cuda or release is None or not stack.pip_era(release) \
+            or not linux:
+        raise NotApplicable("no pip install of a Linux TensorFlow 2.14+ without [and-cuda] was shown")
+    smoke = facts.smoke
+    listed_none = bool(smoke and smoke.recipe("devices") and not any(
+        d.device_type == "GPU" for d in smoke.devices))
+    gpu = wants_gpu(facts) or bool(facts.intent.gpu)
+    yield Finding(
+        "tf-installed-without-cuda", Severity.ERROR if listed_none and gpu else Severity.WARNING,
+        f"The ticket installs TensorFlow with pip install {plain[0]}, which brings none of the CUDA "
+        f"libraries TensorFlow {release.version} loads on Linux (they come with tensorflow[and-cuda])"
+        + (": TensorFlow then lists no GPU, as it did here." if listed_none else "."),
+        {"pip install": ", ".join(facts.intent.pip_install),
+         "where": facts.provenance.get("intent.pip_install", "the ticket")},
+        hint=f"For TensorFlow's CUDA libraries, {cuda_libraries_advice(facts)}.",
+        remediation=Remediation("install-tf-and-cuda", (
+            pip_install(facts, and_cuda_requirement(Version(release.version))),)),
+        links=(TF_INSTALL,))
 
 
 def _requirement(text: str) -> Requirement | None:

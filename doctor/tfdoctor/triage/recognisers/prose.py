@@ -96,7 +96,7 @@ _MULTI_GPU_NAN = gated(re.compile(
 # "pip install tensorflow-gpu==2.12.0rc0": the requirements a ticket asks pip for (a command the user
 # ran, a fact; checks/tensorflow.py judges them against what PyPI has)
 _PIP_INSTALL = gated(re.compile(
-    r"(?:^|[\s`$>])(?:pip3?|python3?\s+-m\s+pip|uv\s+pip)\s+install\s+(?P<args>[^\n`#;|&]+)", re.IGNORECASE))
+    r"(?:^|[\s`$>!%])(?:pip3?|python3?\s+-m\s+pip|uv\s+pip)\s+install\s+(?P<args>[^\n`#;|&]+)", re.IGNORECASE))
 _REQUIREMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[\w,.-]+\])?(?:[=<>!~]=?[\w.*+!]+(?:,[=<>!~]=?[\w.*+!]+)*)?")
 _CONDA = gated(re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE))
 
@@ -437,7 +437,9 @@ def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]
         args = [a.strip("'\"") for a in pip.group("args").split()[:20] if not a.startswith("-")]
         # a command line gives every requirement; inside a sentence only the first is surely one
         # ("pip install tensorflow==2.6.0 brought in keras")
-        command = strip_prompt(line).lower().startswith(("pip", "python", "uv "))
+        # (a notebook's "!pip install ..." is one; a bare version among the words is a sentence's)
+        command = strip_prompt(line).lower().lstrip("!%").startswith(("pip", "python", "uv ")) \
+            and not any(a[:1].isdigit() for a in args)
         wanted = tuple(a for a in (args if command else args[:1]) if _REQUIREMENT.fullmatch(a))
         if wanted:
             yield "intent.pip_install", wanted
