@@ -83,6 +83,17 @@ def test_a_library_the_user_says_is_not_found_is_a_fact_judged_per_library() -> 
     assert optional["severity"] == "warning"  # curand fails only the ops that use it
 
 
+def test_a_windows_dll_the_user_says_is_not_found_is_judged_with_windows_advice() -> None:
+    """tensorflow/tensorflow#57531: "cudart64_110.dll not found" on native Windows with TensorFlow
+    2.9 (the name TensorFlow's loader asks for there): the same fact, with the Windows advice
+    (the CUDA and cuDNN of the release on PATH, no pip extra)."""
+    ticket = "tf 2.9 on windows 10\nit gave cudart64_110.dll not found error\n"
+    hit = _findings(ticket)["cuda-library-missing"]
+    assert hit["severity"] == "error" and hit["evidence"]["library.soname"] == "cudart64_110.dll"
+    assert "CUDA 11.2 and cuDNN 8.1" in hit["hint"] and "PATH" in hit["hint"], hit["hint"]
+    assert hit.get("remediation") is None
+
+
 def test_a_stated_missing_library_gets_the_fix_of_its_release() -> None:
     """TensorFlow 2.8 has no [and-cuda] extra: the hint names its CUDA 11.2 and cuDNN 8.1, and no
     pip command installs an extra that does not exist; TensorFlow 2.16 gets its own [and-cuda]."""

@@ -63,6 +63,7 @@ TRICKY = [
     "GPU model and memory: 5070TI",
     "running on an NVIDIA GPU",
     "libcudart.so.11.0 not found, libcublasLt.so.12 missing",
+    "cudart64_110.dll not found, cudnn64_8.dll is missing",
     "with MirroredStrategy the loss becomes nan",
     "the CPU version that is installed",
     "pip install tensorflow[and-cuda]",
