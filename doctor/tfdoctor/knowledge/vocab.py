@@ -431,6 +431,13 @@ def could_match(line: str) -> bool:
     return False
 
 
+def lookup_words() -> frozenset[str]:
+    """Every word could_match looks up: the anchors and their second words (a line's other
+    words never change its answer)."""
+    pairs = _pairs() or {}
+    return frozenset(pairs).union(*pairs.values()) - {""}
+
+
 @cache
 def anchor_groups() -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """(anchors that decide alone, anchors that need a second word): a line could_match keeps

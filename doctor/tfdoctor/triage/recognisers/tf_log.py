@@ -11,7 +11,11 @@ Windows interpreter (C:\\...\\site-packages).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
+from functools import cache
+from itertools import compress
+from operator import itemgetter
 
 from tfdoctor.facts import LogCause
 from tfdoctor.knowledge import vocab
@@ -165,9 +169,9 @@ class _Gates:
     def __init__(self) -> None:
         self.patterns = Gate(p for _, p in logmap.PATTERNS)
         words = vocab.anchors()
-        self.vocab = Gate(map(literal, words)) if words is not None else None
-        # Both in one gate for the whole-text search: one scan of the text instead of two
-        self.both = Gate([*self.patterns.gated, *self.vocab.gated]) if self.vocab is not None else None
+        # Both in one gate for the whole-text search: one scan of the text instead of two (the
+        # anchors' own gate is never searched: not made, its regex compiled for nothing)
+        self.both = Gate([*self.patterns.gated, *map(literal, words)]) if words is not None else None
         # Where it keeps many lines, those it keeps for an anchor that needs a second word only are
         # kept where vocab.could_match says so: prose and short lines naming CUDA or TensorFlow
         # (anchors that need "device", "Created") were each read, cleaned and asked of every gate
@@ -178,7 +182,7 @@ class _Gates:
         """`both` without the anchors that need a second word (made when first needed); None
         when every anchor decides alone, or no line can be ruled out by its words."""
         if self._alone is False:
-            groups = vocab.anchor_groups() if self.vocab is not None else None
+            groups = vocab.anchor_groups() if self.both is not None else None
             self._alone = (Gate([*self.patterns.gated, *map(literal, groups[0])])
                            if groups is not None and groups[1] else None)
         return self._alone  # type: ignore[return-value]
@@ -196,15 +200,19 @@ class _Gates:
         keyed = self.both.lines_in(text)
         if keyed is None:
             return None
+        logged: set[int] = set()
+        _log_lines(text, logged)
         gate = self.alone() if len(keyed) > _FEW else None
-        if gate is not None:  # a second scan, where it may save many lines
+        # a second scan, where it may save many lines: none where every line either gate keeps is
+        # of the log format (kept whatever the scan finds: a log's warnings)
+        if gate is not None and not keyed <= logged:
             alone = gate.lines_in(text)
             if alone is None:
                 return None
             maybe = keyed - alone  # lines of anchors that need a second word only
             if len(maybe) > _FEW:
                 keyed = alone | _vocab_lines(text, maybe)
-        _log_lines(text, keyed)
+        keyed |= logged
         return keyed
 
     def any_match(self, line: str) -> bool:
@@ -215,7 +223,8 @@ class _Gates:
 def _vocab_lines(text: str, maybe: set[int]) -> set[int]:
     """The lines of maybe (indexes of text's lines) vocab.could_match keeps: the text split a
     chunk at a time. A line it keeps cleaned, it keeps raw: cleaning takes off a prefix that ends
-    where a word does."""
+    where a word does. could_match is asked once per distinct line, and where most lines are
+    distinct only by their numbers ("GPU 12 CUDA"), once per line with each digit a 0 (_ZERO)."""
     out: set[int] = set()
     wanted = sorted(maybe)
     could_match = vocab.could_match
@@ -225,17 +234,47 @@ def _vocab_lines(text: str, maybe: set[int]) -> set[int]:
         if end < 0:
             end = text.find("\n", pos + _CHUNK)
             end = n if end < 0 else end
-        parts = text[pos:end].split("\n")
+        chunk = text[pos:end]
+        parts = chunk.split("\n")
         top = line + len(parts)
-        while k < len(wanted) and wanted[k] < top:
-            i = wanted[k]
-            if could_match(parts[i - line]):
-                out.add(i)
-            k += 1
+        stop = bisect_left(wanted, top, k)
+        here = [i - line for i in wanted[k:stop]]  # (indexes into parts)
+        if here:
+            keys = _pick(parts, here)
+            distinct = set(keys)
+            if len(distinct) * 2 > len(keys):
+                zeroed = chunk.translate(_ZERO)
+                if not any(map(zeroed.__contains__, _zeroed_words())):
+                    keys = _pick(zeroed.split("\n"), here)
+                    distinct = set(keys)
+            verdict = {key: could_match(key) for key in distinct}
+            out.update(compress(wanted[k:stop], map(verdict.__getitem__, keys)))
+        k = stop
         if end >= n:
             break
         line, pos = top, end + 1
     return out
+
+
+# Every digit a 0: could_match reads only words (vocab._WORD's runs of ASCII letters, digits and
+# "_"), and a digit for a digit keeps every run where it was, as long, and a word or not; a word
+# of its own without a digit is unchanged, and one with a digit changed. Unless the zeroed text
+# holds a word could_match looks up with a digit in it, zeroed (that word with its digits zeroed
+# is not there), the words it looks up are the same in both lines and it answers the same.
+_ZERO = str.maketrans("123456789", "000000000")
+
+
+@cache
+def _zeroed_words() -> tuple[str, ...]:
+    """The words could_match looks up that hold a digit, each digit a 0."""
+    return tuple(sorted({w.translate(_ZERO) for w in vocab.lookup_words() if any(map(str.isdigit, w))}))
+
+
+def _pick(parts: list[str], indexes: list[int]) -> list[str]:
+    """parts at indexes, in C."""
+    if len(indexes) == 1:
+        return [parts[indexes[0]]]
+    return list(itemgetter(*indexes)(parts))
 
 
 _CHUNK = 1 << 20
