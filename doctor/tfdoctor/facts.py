@@ -670,18 +670,19 @@ T = TypeVar("T")
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 """Types that are their own JSON form (exactly these: a str Enum is not)."""
+_STR = frozenset({str})
 
 
 def _to_plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple | list):
-        if all(type(v) in _PLAIN for v in value):
+        if set(map(type, value)) <= _PLAIN:  # (the types gathered in C, no call per item)
             return list(value)
         return [_to_plain(v) for v in value]
     if isinstance(value, dict):
         # A package map of 200 k names (a pasted pip list) is copied, not walked value by value.
-        if all(type(k) is str and type(v) in _PLAIN for k, v in value.items()):
+        if set(map(type, value)) <= _STR and set(map(type, value.values())) <= _PLAIN:
             return dict(value)
         return {str(k): _to_plain(v) for k, v in value.items()}
     return value
@@ -716,7 +717,8 @@ def _from_plain(tp: Any, data: Any, where: str) -> Any:
         if not isinstance(data, dict):
             raise ValueError(f"{where}: expected an object")
         item = typing.get_args(tp)[1]
-        if item in (str, int, bool) and all(type(k) is str and type(v) is item for k, v in data.items()):
+        if (item in (str, int, bool) and set(map(type, data)) <= _STR
+                and set(map(type, data.values())) <= {item}):
             return dict(data)  # what the loop below gives, for a 200 k-package map without its calls
         return {str(k): _from_plain(item, v, f"{where}.{k}") for k, v in data.items()}
     if tp is Any:
