@@ -18,10 +18,13 @@ from tfdoctor.share.secrets import secret_env_values
 # capitals, as environment variables are (a lower-case token=... is scrub_secrets' to find).
 _ASSIGN = re.compile(r"(?<![\w$.-])([A-Z_][A-Z0-9_]{0,60})[ \t]?=[ \t]?"
                      r"(\"[^\"\n]{1,5000}\"|'[^'\n]{1,5000}'|[^\s\"']{1,5000})")
-# An assignment's name ends at most 62 characters before its "=" (61, then a space or a tab); where
-# few characters are "=", _ASSIGN is matched only from there: searched over a log, it starts at
-# every capital letter (issue 21).
+# An assignment's name ends at most 62 characters before its "=" (61, then a space or a tab):
+# _ASSIGN is matched only from there. Searched over a log, it starts at every capital letter
+# (issue 21).
 _NAME_BEFORE = re.compile(r"(?<![\w$.-])[A-Z_][A-Z0-9_]{0,60}[ \t]?\Z")
+# An "=" _NAME_BEFORE can end at: after a name character, or one and a space or a tab. The "=" first,
+# so re finds each at C speed; the look-behinds test the one or two characters before it.
+_EQ = re.compile(r"=(?:(?<=[A-Z0-9_]=)|(?<=[A-Z0-9_][ \t]=))")
 # A shell prompt: user@host: followed by a path ("zoe@gpu-node-7:~/src$"). Found from its "@" (re
 # skips to it at C speed), the user read backwards from there.
 _AT_HOST = re.compile(r"@([A-Za-z0-9][A-Za-z0-9.-]{0,62}):[~/]")
@@ -70,18 +73,16 @@ def ticket_identity(texts: Sequence[str]) -> Identity:
 
 def _assignments(text: str) -> Iterator[re.Match[str]]:
     """_ASSIGN.finditer(text), each match found from its "=": its name is the run of name
-    characters that ends there (a start inside the run fails the look-behind)."""
-    if text.count("=") * 160 > len(text):  # many "=": the plain search is as quick
-        yield from _ASSIGN.finditer(text)
-        return
+    characters that ends there (a start inside the run fails the look-behind). Only an "=" just
+    after a name character (or one and a blank) can end a name: _EQ finds those in C, where a
+    pasted pip freeze or ldconfig -p holds a hundred thousand others ("==", "=>")."""
     pos = 0  # where the previous match ended: matches never overlap
-    eq = text.find("=")
-    while eq >= 0:
+    for found in _EQ.finditer(text):
+        eq = found.start()
+        if eq < pos:
+            continue
         name = _NAME_BEFORE.search(text, max(0, eq - 64), eq)
         m = _ASSIGN.match(text, name.start()) if name and name.start() >= pos else None
         if m is not None:
             yield m
             pos = m.end()
-            eq = text.find("=", pos)
-        else:
-            eq = text.find("=", eq + 1)
