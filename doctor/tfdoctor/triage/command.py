@@ -66,7 +66,8 @@ def _triage(ctx: click.Context, files: tuple[str, ...], as_json: bool, fail_on: 
 
     texts = read_inputs(list(files), sys.stdin.buffer)
     facts, observations = triage_facts(texts)
-    summary, recognised = read_summary(observations), bool(observations)
+    # (written before the text report only: a pasted pip list is 232,000 observations to sort)
+    summary, recognised = ("" if as_json else read_summary(observations)), bool(observations)
     identity = None
     if not no_redact:  # what the ticket shows of its machine stays out of what triage writes
         from tfdoctor.share.redact import Identity
