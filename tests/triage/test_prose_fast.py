@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 
 from tfdoctor.textgate import folded
-from tfdoctor.triage.lines import ticket_lines
 from tfdoctor.triage.observe import Observation
-from tfdoctor.triage.read import decode
 from tfdoctor.triage.recognisers import _text, prose
 from tfdoctor.triage.recognisers._text import MAX_LINE, clean
+from triage_fixtures import recorded_tickets
 
 
 def every_line(lines: Sequence[str]) -> Iterator[Observation]:
@@ -108,15 +106,10 @@ def test_long_line_first_and_last():
 
 def test_ticket_files():
     """The recorded tickets and field cases read as before."""
-    root = Path(__file__).resolve().parents[1]
-    files = sorted(p for p in root.rglob("*") if p.suffix in (".txt", ".log") and p.is_file())
-    assert files
-    for path in files[:400]:
-        try:
-            text = decode(path.read_bytes(), path.name)
-        except Exception:  # noqa: BLE001  (not a ticket)
-            continue
-        same(ticket_lines([text]).lines)
+    tickets = recorded_tickets()
+    assert tickets
+    for lines in tickets:
+        same(lines)
 
 
 def test_lines_holding_line_breaks():

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 from tfdoctor.knowledge import vocab
-from tfdoctor.triage.lines import ticket_lines
-from tfdoctor.triage.read import decode
 from tfdoctor.triage.recognisers import tf_log
+from triage_fixtures import recorded_tickets
 
 
 def slow(text: str, maybe: set[int]) -> set[int]:
@@ -83,15 +82,10 @@ def test_bench_shapes():
 
 
 def test_ticket_files():
-    root = Path(__file__).resolve().parents[1]
-    files = sorted(p for p in root.rglob("*") if p.suffix in (".txt", ".log") and p.is_file())
-    assert files
-    for path in files[:400]:
-        try:
-            text = decode(path.read_bytes(), path.name)
-        except Exception:  # noqa: BLE001  (not a ticket)
-            continue
-        same(ticket_lines([text]).lines)
+    tickets = recorded_tickets()
+    assert tickets
+    for lines in tickets:
+        same(lines)
 
 
 def old_lines_in(gates: tf_log._Gates, text: str) -> set[int] | None:

@@ -36,3 +36,21 @@ def observe_all(recogniser: ModuleType, lines: list[str]) -> list[Any]:
 def lines_of(recogniser: ModuleType, name: str) -> list[tuple[int, str]]:
     """(line, path) of every observation on data/<name>: where each fact was read."""
     return [(o.line, o.path) for o in observe_all(recogniser, ticket(name))]
+
+
+def recorded_tickets(limit: int = 400) -> list[list[str]]:
+    """The lines of the test tree's ticket-like files (.txt, .log; the first `limit`), as triage
+    splits them: the real texts the fast paths are compared with the plain ones on."""
+    from tfdoctor.triage.lines import ticket_lines
+    from tfdoctor.triage.read import decode
+
+    root = Path(__file__).resolve().parents[1]
+    files = sorted(p for p in root.rglob("*") if p.suffix in (".txt", ".log") and p.is_file())
+    out = []
+    for path in files[:limit]:
+        try:
+            text = decode(path.read_bytes(), path.name)
+        except Exception:  # noqa: BLE001  (not a ticket)
+            continue
+        out.append(list(ticket_lines([text]).lines))
+    return out
