@@ -530,6 +530,13 @@ class IntentFacts:
     """A TensorFlow release the user says the code worked with ("works in 2.15, fails in 2.16")."""
     pip_install: tuple[str, ...] = ()
     """The requirements of the ticket's pip install commands, as written ("tensorflow-gpu==2.12.0rc0")."""
+    no_wheel: tuple[str, ...] = ()
+    """Packages the ticket says pip has no wheel or distribution of ("there is no wheel for
+    tensorflow-text 2.13"), by their PyPI name; pip's own "No matching distribution found" is a
+    log line, not this."""
+    start_seconds: float | None = None
+    """How long the ticket says each start of GPU work takes ("a first-time delay of 90-120 seconds
+    when we create the session", "takes 20 minutes to start"), in seconds, the least figure given."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -356,6 +356,29 @@ def evaluate(facts: Facts) -> tuple[Fit, ...]:
     return tuple(f for f in fits if f is not None)
 
 
+SLOW_START_S = 30.0
+"""A start of GPU work longer than this is more than loading the CUDA libraries and creating the
+device (seconds): the CUDA driver JIT-compiling PTX takes minutes (NVIDIA's "CUDA Pro Tip:
+Understand Fat Binaries and JIT Caching")."""
+
+
+def start_delay(facts: Facts) -> tuple[float, str] | None:
+    """How long a start of GPU work took, and where that is from: the ticket's own timing, or a
+    live run's device creation ("devices") or first recipe on a GPU, the longer of the two."""
+    if facts.intent.start_seconds is not None:
+        return facts.intent.start_seconds, _from(facts, "intent.start_seconds", "the ticket")
+    smoke = facts.smoke
+    if smoke is None or smoke.outcome == "ticket":
+        return None
+    first_gpu = next((r for r in smoke.recipes if (r.device or "").startswith("GPU")), None)
+    timed = [r for r in (smoke.recipe("devices"), first_gpu) if r is not None and r.seconds is not None]
+    if not timed:
+        return None
+    r = max(timed, key=lambda r: r.seconds or 0.0)
+    assert r.seconds is not None
+    return r.seconds, f"the smoke run's {r.name} recipe" + (f" on {r.device}" if r.device else "")
+
+
 def same_model(gpus: tuple[GpuFacts, ...]) -> list[tuple[GpuFacts, ...]]:
     """GPUs grouped by model and compute capability: eight identical GPUs are judged once."""
     groups: dict[tuple[str | None, str | None], list[GpuFacts]] = {}

@@ -217,6 +217,9 @@ CASES = {
     "tf-log-tensorflow-gpu-removed": (
         replace(H, intent=IntentFacts(pip_install=("tensorflow-gpu==2.12.0rc0",))),
         "tf-log-tensorflow-gpu-removed"),
+    # a ticket whose user says pip has no wheel of tensorflow-text (keras-team/keras-hub#1649)
+    "tf-log-companion-no-wheel": (replace(H, intent=IntentFacts(no_wheel=("tensorflow-text",))),
+                                  "tf-log-companion-no-wheel"),
     # a ticket whose user ran pip install tensorflow==2.21.0 (no [and-cuda]); libraries not shown
     "tf-installed-without-cuda": (replace(H, libraries=(), unknown=(*H.unknown, "libraries"),
                                           intent=IntentFacts(pip_install=("tensorflow==2.21.0",))), None),

@@ -190,11 +190,10 @@ FIELD_LINES = [
     # github.com/tensorflow/tensorflow/issues/81344 (the image named without its namespace)
     ("GPU image 'tensorflow:2.18-gpu-jupyter' does not come with GPU support",
      ("docker-image-cudnn8", "2.18-gpu-jupyter")),
-    # github.com/emgucv/emgutf/issues/71 (an RTX A4000 with TF 2.6's binaries: PTX JIT at each start)
+    # github.com/emgucv/emgutf/issues/71: the user's own timing is a fact (triage's intent.start_seconds,
+    # judged by gpu-slow-start), never a log cause
     ("when we try to perform inference, we see a first-time delay of 90-120 seconds when we create "
-     "the session.", ("ptx-jit-startup-delay", None)),
-    # reconstructed, not captured: the same complaint in other words
-    ("Training takes 20 minutes to start on the new RTX 3090", ("ptx-jit-startup-delay", None)),
+     "the session.", None),
     ("each epoch takes 20 minutes on the CPU", None),
     # github.com/tensorflow/tensorflow/issues/94030 (protobuf 6.30+ under TF 2.20-dev)
     ("AttributeError: 'MessageFactory' object has no attribute 'GetPrototype'",
@@ -235,9 +234,9 @@ FIELD_LINES = [
     # github.com/keras-team/keras-hub/issues/1649 (pip list: the placeholder release it fell back to)
     ("keras-nlp                 0.0.0", ("companion-no-wheel", "keras-nlp")),
     ("keras-nlp                 0.12.1", None),
-    # github.com/keras-team/keras-hub/issues/1649 (the reporter's finding)
-    ("I found the reason. tensorflow-text has no distribution for python3.12.",
-     ("companion-no-wheel", "tensorflow-text")),
+    # github.com/keras-team/keras-hub/issues/1649 (the reporter's finding): the user's words are a
+    # fact (triage's intent.no_wheel, judged by companion-wheel), never a log cause
+    ("I found the reason. tensorflow-text has no distribution for python3.12.", None),
     # github.com/keras-team/keras-hub/issues/1417 (keras-nlp when tensorflow_text does not import)
     ("ImportError: WordPieceTokenizer requires the `tensorflow-text` package. Please install with "
      "`pip install tensorflow-text`.", ("companion-import-failed", "tensorflow-text")),

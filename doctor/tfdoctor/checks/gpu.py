@@ -74,6 +74,49 @@ def gpu_named_in_ticket(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             links=(TF_SOURCE,))
 
 
+@check("gpu-slow-start", "A start of GPU work that takes minutes is explained", "gpu",
+       emits=("gpu-ptx-jit-only",))
+def gpu_slow_start(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """A start of GPU work that takes more than half a minute (the ticket's own timing, or a live
+    run's device creation) is the CUDA driver JIT-compiling PTX for a GPU the build has no binaries
+    for. Where the build's own architectures give each GPU SASS, the delay is something else and
+    this says nothing; where they give PTX, gpu-compute-capability and gpu-named-in-ticket report
+    it. This judges the rest: architectures that are not the build's own (the release table's, for
+    the pip wheel; another build of that release may differ) or not known at all."""
+    delay = stack.start_delay(facts)
+    if delay is None or delay[0] < stack.SLOW_START_S:
+        raise NotApplicable
+    seconds, where = delay
+    gpus = [f for f in stack.evaluate(facts) if f.kernels is not None]
+    if any(f.kernels != "sass" for f in gpus) or (
+            gpus and "tensorflow.compute_capabilities" not in facts.assumed):
+        raise NotApplicable
+    tf = facts.tensorflow
+    took = f"{seconds / 60:g} minutes" if seconds >= 120 else f"{seconds:g} seconds"
+    ev = {"start.seconds": f"{seconds:g} ({where})"}
+    if gpus:
+        f = gpus[0]
+        ev |= {"gpu": f"{f.element}: compute capability {f.compute_capability} ({f.have_from})",
+               "tensorflow.compute_capabilities": f"{', '.join(tf.compute_capabilities) if tf else '?'} "
+                                                  f"({f.need_from})"}
+        which = f"the release table gives TensorFlow {tf.version if tf else '?'}'s pip wheel binaries for " \
+                f"compute capability {f.compute_capability}, but this build's own architectures are not known"
+    else:
+        which = "this build's architectures and the GPU's are not known"
+    yield Finding(
+        "gpu-ptx-jit-only", Severity.WARNING,
+        f"Each start of GPU work takes {took}: the signature of the CUDA driver JIT-compiling "
+        f"TensorFlow's PTX for a GPU the build has no binaries for; {which}.",
+        ev, hint="Print the build's architectures: python -c \"import tensorflow as tf; "
+        "print(tf.sysconfig.get_build_info()['cuda_compute_capabilities'])\". Use a TensorFlow built "
+        "for this GPU's compute capability; meanwhile set CUDA_CACHE_MAXSIZE=4294967296 so the "
+        "compiled kernels stay cached between runs.", links=(JIT_CACHE,))
+
+
+JIT_CACHE = "https://developer.nvidia.com/blog/cuda-pro-tip-understand-fat-binaries-jit-caching/"
+"""NVIDIA: PTX is JIT-compiled at load time and cached (CUDA_CACHE_MAXSIZE, CUDA_CACHE_PATH)."""
+
+
 def no_wheel_runs_on(cc: str, runs: str | None) -> str:
     """What to do for a GPU this TensorFlow's kernels cannot run on; `runs`: a release that can."""
     build = (f"build TensorFlow from source with compute capability {cc} in "

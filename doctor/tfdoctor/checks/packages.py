@@ -12,7 +12,7 @@ from tfdoctor import compat
 from tfdoctor.checks.common import pip_install, version
 from tfdoctor.facts import Facts, ProbeIssue
 from tfdoctor.findings import Finding, Remediation, Severity
-from tfdoctor.registry import CheckConfig, CouldNotCheck, check
+from tfdoctor.registry import CheckConfig, CouldNotCheck, NotApplicable, check
 
 PINNED = ("numpy", "protobuf", "ml-dtypes", "h5py")
 KERAS3 = "https://keras.io/getting_started/#tensorflow--keras-2-backwards-compatibility"
@@ -260,3 +260,34 @@ def tf_companion_packages(facts: Facts, config: CheckConfig) -> Iterator[Finding
                           hint=f"Install {spec}~={series}.0.",
                           remediation=Remediation("pin-python-packages", (
                               pip_install(facts, f"{spec}~={series}.0"),)))
+
+
+TF_BUILDS = frozenset({"tensorflow-cpu", "tensorflow-gpu", "tensorflow-intel", "tensorflow-macos",
+                       "tensorflow-aarch64", "tensorflow-rocm", "tensorflow-metal"})
+"""Builds of TensorFlow itself (or its Apple plugin), not companions that follow its releases."""
+
+
+@check("companion-wheel", "The TensorFlow companions the ticket needs have wheels", "python",
+       emits=("tf-log-companion-no-wheel",))
+def companion_wheel(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """A TensorFlow companion (tensorflow-text, -io, -addons, -decision-forests, ...) that the
+    ticket says pip has no wheel of: companions publish wheels per TensorFlow series and Python,
+    often weeks after TensorFlow, and pip then stops on the conflict or falls back to an older
+    TensorFlow. pip's own "No matching distribution found for tensorflow-text" is the same cause,
+    read from the log (smoke-recipes reports it; this does not report it twice)."""
+    named = [p for p in facts.intent.no_wheel if p not in TF_BUILDS]
+    if not named or (facts.smoke and any(c.id == "companion-no-wheel" for c in facts.smoke.causes)):
+        raise NotApplicable
+    py = facts.python.version
+    for name in named:
+        files = f"https://pypi.org/project/{name}/#files"
+        yield Finding(
+            "tf-log-companion-no-wheel", Severity.ERROR,
+            f"The ticket says pip has no wheel of {name}{f' for Python {py}' if py else ''}: pip then "
+            "stops on the conflict, falls back to an older TensorFlow whose companion has one, or "
+            "installs a placeholder release.",
+            {"package": name, "where": facts.provenance.get("intent.no_wheel", "the ticket"),
+             **({"python.version": py} if py else {})},
+            hint=f"Use a Python version {name} publishes wheels for ({files}), or wait for a release "
+            f"of it that adds this Python; keep TensorFlow at the series of the {name} you install.",
+            links=(files,))

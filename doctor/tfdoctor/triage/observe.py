@@ -78,6 +78,8 @@ PATHS: dict[str, str] = {
     "intent.and_cuda": "bool: the ticket installs tensorflow[and-cuda] (the pip CUDA wheels)",
     "intent.worked_with": "str: a TensorFlow release the user says the code worked with (prose)",
     "intent.pip_install": "tuple[str]: the requirements of a pip install command in the ticket",
+    "intent.no_wheel": "str: a package the user says pip has no wheel or distribution of (prose), its PyPI name",
+    "intent.start_seconds": "float: how long the user says each start of GPU work takes, in seconds (prose)",
     "run.multi_gpu_wrong": "bool: the user's multi-GPU training gives NaN or wrong numbers (prose)",
 }
 """Every path an observation may name, with the value it carries."""

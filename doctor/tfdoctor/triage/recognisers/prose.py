@@ -95,6 +95,23 @@ _WORKED = gated(re.compile(
 _MULTI_GPU_NAN = gated(re.compile(
     r"(?:MirroredStrategy|multi-?gpu|multiple gpus|pairs? of gpus)[^\n]{0,80}\bnan\b"
     r"|\bnan\b[^\n]{0,80}(?:MirroredStrategy|multi-?gpu|multiple gpus|pairs? of gpus)", re.IGNORECASE))
+# "a first-time delay of 90-120 seconds when we create the session", "takes 20 minutes to start":
+# how long each start of GPU work takes, as the user timed it (checks/gpu.py gpu-slow-start judges
+# it against the build's architectures, as it judges a live run's device creation time)
+_START_DELAY = gated(re.compile(
+    r"\b(?:first[- ]time|startup|start-up|initial|warm-?up) delay of (?:about |around |over |more than )?"
+    r"(?P<n>\d+(?:\.\d+)?)(?:\s*-\s*\d+)? ?(?P<u>seconds|secs?|minutes|mins?|hours?)\b"
+    r"|\btakes? (?:about |around |over |more than |almost |nearly )?(?P<n2>\d+(?:\.\d+)?)(?:\s*-\s*\d+)? ?"
+    r"(?P<u2>seconds|secs?|minutes|mins?|hours?) to (?:start|initiali[sz]e|create the session|warm up)\b",
+    re.IGNORECASE))
+_SECONDS = {"s": 1, "m": 60, "h": 3600}
+# "there is no wheel for tensorflow-text 2.13", "tensorflow-io has no wheels for Python 3.12": a
+# package the user says pip cannot install (checks/packages.py companion-wheel judges a
+# companion's; pip's own "No matching distribution found" is the log's, not this)
+_NO_WHEEL = gated(re.compile(
+    r"\bno (?:binary )?(?:wheels?|distributions?)\b[^\n]{0,80}?(?<![\w-])(?P<p>tensorflow[-/_][a-z][a-z_-]*[a-z])"
+    r"|(?<![\w-])(?P<q>tensorflow[-_][a-z][a-z_-]*[a-z]) (?:has|publishes|ships|provides) no "
+    r"(?:binary )?(?:wheels?|distributions?)\b", re.IGNORECASE))
 # "pip install tensorflow-gpu==2.12.0rc0": the requirements a ticket asks pip for (a command the user
 # ran, a fact; checks/tensorflow.py judges them against what PyPI has)
 _PIP_INSTALL = gated(re.compile(
@@ -172,6 +189,8 @@ _FINDERS = (
     _Finder.of(_CPU_BUILD, ("tensorflow.is_cuda_build",)),
     _Finder.of(_CONDA, ("python.conda",)),
     _Finder.of(_MULTI_GPU_NAN, ("run.multi_gpu_wrong",)),
+    _Finder.of(_START_DELAY, ("intent.start_seconds",)),
+    _Finder.of(_NO_WHEEL, ()),
     _Finder.of(_PIP_INSTALL, (), search=_PIP_IN_FOLDED, on_folded=True),
     _Finder.of(_LIBRARY_MISSING, ()),
 )
@@ -179,7 +198,8 @@ _FINDERS = (
 _GPU_WORDS_FINDER)."""
 _GPU_WORDS_FINDER = _Finder.of(_GPU_WORDS, ("intent.gpu",))
 _CLAIM_GATE = Gate((_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU, _GPU_WORDS, _JETSON,
-                    _AND_CUDA, _CONDA, _CPU_BUILD, _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _PIP_INSTALL))
+                    _AND_CUDA, _CONDA, _CPU_BUILD, _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _START_DELAY,
+                    _NO_WHEEL, _PIP_INSTALL))
 """Every pattern a finder's search needs the words of: a line holding none of their keys is
 found by no finder (where such lines are most, they are left out before the finders' words are
 looked for)."""
@@ -218,7 +238,8 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                 generic = generic or Observation(path, value, number, NAME)
                 continue
             # a package or a library: one claim per name
-            kind = f"{path}:{value[0]}" if isinstance(value, tuple) else path
+            kind = f"{path}:{value[0]}" if isinstance(value, tuple) else \
+                f"{path}:{value}" if path == "intent.no_wheel" else path
             if kind not in done:
                 done.add(kind)
                 yield Observation(path, value, number, NAME)
@@ -434,6 +455,13 @@ def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]
         yield "python.conda", True
     if "run.multi_gpu_wrong" not in done and _MULTI_GPU_NAN.search(line, low):
         yield "run.multi_gpu_wrong", True
+    if "intent.start_seconds" not in done:
+        delay = _START_DELAY.search(line, low)
+        if delay:
+            unit = (delay.group("u") or delay.group("u2")).lower()
+            yield "intent.start_seconds", float(delay.group("n") or delay.group("n2")) * _SECONDS[unit[0]]
+    for stated in (_NO_WHEEL.pattern.finditer(line) if _NO_WHEEL.could_match(line, low) else ()):
+        yield "intent.no_wheel", re.sub(r"[/_]", "-", (stated.group("p") or stated.group("q")).lower())
     pip = _PIP_INSTALL.search(line, low)
     if pip:
         args = [a.strip("'\"") for a in pip.group("args").split()[:20] if not a.startswith("-")]
