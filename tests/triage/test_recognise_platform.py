@@ -127,7 +127,9 @@ def test_prose_names_tensorflow_gpu_with_a_space():
 
     lines = {"Using tf nightly, CUDA 11.1, CUDNN 8, python 8.5, TF GPU 2.4.0.": ["2.4.0"],
              "I installed tensorflow gpu 2.4 from conda": ["2.4"], "tensorflow-gpu==2.3.1 worked": ["2.3.1"],
-             "TF GPU is slow": []}
+             "TF GPU is slow": [],
+             # an issue template's list (github.com/frankkramer-lab/MIScnn/issues/146); not an env's name
+             "**Tensorflow  - 2.7.0": ["2.7.0"], "`$ conda create -n tf-2.16 python==3.12`": []}
     for line, want in lines.items():
         assert [o.value for o in observe_all(prose, [line]) if o.path == "tensorflow.version"] == want, line
 

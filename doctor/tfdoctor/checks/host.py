@@ -201,7 +201,8 @@ def cuda_toolkit(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     if need is None or version(tf.version) is None:
         raise NotApplicable
     if not stack.pip_era(release):
-        yield from _cudnn_fits(facts)
+        wrong_cudnn = list(_cudnn_fits(facts))
+        yield from wrong_cudnn
         fit = stack.toolkit(facts)
         if fit is not None and fit.fits is False:
             yield Finding(
@@ -215,8 +216,9 @@ def cuda_toolkit(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                      "is fine) and put its lib64 on LD_LIBRARY_PATH, or install a TensorFlow built for the "
                      "toolkit you have (tested build configurations).",
                 links=(TF_SOURCE,))
-        elif fit is None and not facts.known("toolkits"):
-            raise CouldNotCheck("toolkits")  # no toolkit shown is not "the toolkit fits"
+        elif fit is None and not facts.known("toolkits") and not wrong_cudnn:
+            # no toolkit shown is not "the toolkit fits"; a cuDNN judged wrong is reported still
+            raise CouldNotCheck("toolkits")
         return
     if not facts.known("env"):
         raise CouldNotCheck("env")

@@ -310,11 +310,13 @@ def _toolkits(seen: _Seen, unknown: list[str], note: Any) -> tuple[ToolkitFacts,
         if claimed:
             out.append(ToolkitFacts(path=None, version=str(claimed), via="claimed"))
             note("toolkits", "toolkit.claimed_version")
-    cudnn = seen.get("toolkit.claimed_cudnn")
-    if cudnn and not (out and out[0].cudnn_version):  # a listed cuDNN outweighs a stated one
-        first = out[0] if out else ToolkitFacts(path=None, version=None, via="claimed")
-        out[:1] = [replace(first, cudnn_version=str(cudnn))]
-        note("toolkits", "toolkit.claimed_cudnn")
+    # a listed cuDNN outweighs the one its header shows, which outweighs a stated one
+    for path, via in (("toolkit.header_cudnn", "ticket"), ("toolkit.claimed_cudnn", "claimed")):
+        cudnn = seen.get(path)
+        if cudnn and not (out and out[0].cudnn_version):
+            first = out[0] if out else ToolkitFacts(path=None, version=None, via=via)
+            out[:1] = [replace(first, cudnn_version=str(cudnn))]
+            note("toolkits", path)
     loaded = seen.get("toolkit.loaded_cudnn")
     if loaded:  # what TensorFlow's log says it loaded outweighs what the user says is installed
         out.insert(0, ToolkitFacts(path=None, version=None, via=LOADED_BY_TF, cudnn_version=str(loaded)))

@@ -33,6 +33,7 @@ PATHS: dict[str, str] = {
     # CUDA toolkits (nvcc --version, paths)
     "toolkit.nvcc_version": "str: version nvcc prints ('release 11.8, V11.8.89' -> '11.8.89')",
     "toolkit.claimed_version": "str: CUDA major.minor the user says is installed (issue template 'CUDA/cuDNN version', 'CUDA 12.4')",
+    "toolkit.header_cudnn": "str: the cuDNN version its header's macros give (cudnn_version.h or cudnn.h: '#define CUDNN_MAJOR 7' ... -> '7.6')",
     "toolkit.claimed_cudnn": "str: the cuDNN version the user says is installed ('cuDNN 7.4.1')",
     "xla.ptxas_version": "str: the ptxas version XLA's log names ('You are using ptxas 10.1.243', 'older than the ptxas CUDA version (12.5.40)')",
     "toolkit.conda_version": "str: the CUDA of a conda environment (conda list's cudatoolkit or cuda-version)",

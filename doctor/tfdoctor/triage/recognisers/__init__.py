@@ -10,6 +10,7 @@ from . import (
     build_info,
     collect_env,
     conda_build,
+    cudnn_header,
     env_vars,
     kernel_log,
     ldconfig,
@@ -45,4 +46,5 @@ RECOGNISERS = (
     tf_cudnn,
     tf_ptxas,
     conda_build,
+    cudnn_header,
 )

@@ -25,10 +25,11 @@ if TYPE_CHECKING:  # (not in the module's names: tests read its gated patterns o
 NAME = "ticket prose"
 
 _TF = gated(re.compile(
-    r"\b(?:tensorflow(?:[-_ ]gpu)?|TF(?:[-_ ]GPU)?)(?:\s*(?:version)?\s*(?:==|=|:|v)?\s*)(?P<v>2\.\d{1,2}(?:\.\d{1,2})?"
+    r"\b(?:tensorflow(?:[-_ ]gpu)?|TF(?:[-_ ]GPU)?)(?:\s*(?:version)?\s*(?:==|=|:|(?<=\s)-|v)?\s*)(?P<v>2\.\d{1,2}(?:\.\d{1,2})?"
     r"(?:rc\d)?)\b",
     re.IGNORECASE,
 ))
+# "Tensorflow - 2.7.0" (an issue template's list) as "tensorflow==2.7.0"; not "tf-2.16" (a name).
 # "keras 2.11.0", "numpy==1.20.1": a full version, so "Keras 3" or "NumPy 2" in passing says nothing.
 # The packages that break TensorFlow most (checks/packages.py judges them against TF's ranges).
 _PACKAGE = gated(re.compile(r"(?<![\w-])(?P<n>keras|numpy|protobuf)(?:\s*(?:version)?\s*(?:==|=|:|v)?\s*)"
