@@ -81,6 +81,10 @@ def test_a_library_the_user_says_is_not_found_is_a_fact_judged_per_library() -> 
     assert hit["evidence"]["library.path"] == "not found (the ticket says: ticket prose, line 1)"
     optional = _findings("libcurand.so.10 is missing\n")["cuda-library-missing"]
     assert optional["severity"] == "warning"  # curand fails only the ops that use it
+    # GretaLupi/hamlet-toolkit#1: the library named without its soname, in backticks
+    bare = _findings("| 1 | TF sees no GPU (`libcusolver` is not found) | all GPUs, TF 2.21 |\n")
+    assert bare["cuda-library-missing"]["evidence"]["library.soname"] == "libcusolver"
+    assert "cuda-library-missing" not in _findings("libcusolver is found in site-packages\n")
 
 
 def test_a_windows_dll_the_user_says_is_not_found_is_judged_with_windows_advice() -> None:
