@@ -152,9 +152,14 @@ FIELD_LINES = [
     # github.com/tensorflow/tensorflow/issues/65419 (code: a TF Hub layer under Keras 3)
     ("            hub.KerasLayer(CLASSIFIER_URL, input_shape=(IMAGE_RES, IMAGE_RES, 3))",
      ("tf-hub-keras3", None)),
-    # github.com/tensorflow/text/issues/644 (IPython's traceback header)
+    # github.com/tensorflow/text/issues/644 (IPython's traceback header of a tf.errors class)
     ("NotFoundError                             Traceback (most recent call last)",
-     ("python-exception", "NotFoundError")),
+     ("op-error", "NotFoundError")),
+    # google-research/pathdreamer#2 (the same, its message cut from the ticket)
+    ("UnknownError                              Traceback (most recent call last)", ("op-error", "UnknownError")),
+    # deepface#1272: Python's own exception, not TensorFlow's
+    ("ValueError                                Traceback (most recent call last)",
+     ("python-exception", "ValueError")),
     # github.com/wutzebaer/tensorflow-5090/issues/3 (XLA in TF 2.20 without ptxas or nvJitLink)
     ("No PTX compilation provider is available. Neither ptxas/nvlink nor nvjtlink is available.",
      ("ptxas-missing", None)),
