@@ -20,7 +20,8 @@ def test_what_the_user_says_has_no_wheel_is_read_by_its_pypi_name() -> None:
     assert _stated("But there is [no wheel](https://github.com/tensorflow/text/issues/1175) for the "
                    "`2.13.x` series, so the installation falls back to `2.12.1`") == ["tensorflow-text"]
     # github.com/keras-team/keras-hub/issues/1649
-    assert _stated("I found the reason. tensorflow-text has no distribution for python3.12.") == ["tensorflow-text"]
+    said = "I found the reason. tensorflow-text has no distribution for python3.12."
+    assert _stated(said) == ["tensorflow-text"]
     assert _stated("tensorflow_io publishes no wheels for 3.12 and there are no wheels of "
                    "tensorflow-addons either") == ["tensorflow-io", "tensorflow-addons"]
 

@@ -69,7 +69,8 @@ def _run(facts: Facts) -> list:
         return []
 
 
-def _ticket(seconds: float, caps: tuple[str, ...] = TF26, assumed: bool = True, gpu: str = "RTX A4000") -> Facts:
+def _ticket(seconds: float, caps: tuple[str, ...] = TF26, assumed: bool = True,
+            gpu: str = "RTX A4000") -> Facts:
     return _facts(tensorflow=TensorFlowFacts(version="2.6", compute_capabilities=caps),
                   intent=IntentFacts(gpu=gpu, start_seconds=seconds),
                   assumed=("tensorflow.compute_capabilities",) if assumed else (), unknown=("driver.gpus",),
@@ -110,7 +111,8 @@ def test_a_live_runs_slow_device_creation_is_judged_the_same_way() -> None:
                        recipes=(RecipeResult(name="devices", status="passed", seconds=95.0),
                                 RecipeResult(name="matmul", device="GPU:0", status="passed", seconds=3.0)))
     facts = _facts(tensorflow=TensorFlowFacts(version="2.15.0", is_cuda_build=True), smoke=smoke,
-                   driver=DriverFacts(gpus=(GpuFacts(index=0, name="NVIDIA A100", compute_capability="8.0"),)))
+                   driver=DriverFacts(gpus=(GpuFacts(index=0, name="NVIDIA A100",
+                                                     compute_capability="8.0"),)))
     [f] = _run(facts)
     assert f.evidence["start.seconds"] == "95 (the smoke run's devices recipe)"
     assert "architectures and the GPU's are not known" in f.message

@@ -49,3 +49,27 @@ def test_without_tensorflows_answer_it_is_a_warning():
 ])
 def test_not_this_cause(text):
     assert "tf-installed-without-cuda" not in _findings(text)
+
+
+# tensorflow/tensorflow#54446 (tests/field/cases/tensorflow-54446.txt): a Jetson whose ticket shows
+# only the install, not the TensorFlow it brought
+JETSON = """- OS Platform and Distribution (e.g., Linux Ubuntu 16.04): Jetson - Jp 4.6
+- TensorFlow version: 2.x.x
+Cannot install Tensorflow on Jetson boards with ease of pip.
+pip install tensorflow
+"""
+
+
+def test_an_install_on_arm_brings_pypis_build_without_cuda():
+    """tf-aarch64-build judges the install command where the TensorFlow itself is not shown."""
+    f = _findings(JETSON)["tf-aarch64-pypi-no-cuda"]
+    assert "`pip install tensorflow` brings from PyPI is built without CUDA" in f.message
+    assert f.evidence["pip install"] == "tensorflow" and f.evidence["tensorflow.version"] == "unknown"
+
+
+def test_on_arm_without_an_install_or_a_tensorflow_nothing_is_judged():
+    facts, _ = triage_facts([JETSON.replace("pip install tensorflow\n", "")])
+    report = build_report(facts)
+    assert "tf-aarch64-pypi-no-cuda" not in {f.id for f in report.findings}
+    [outcome] = [o for o in report.outcomes if o.check == "tf-aarch64-build"]
+    assert outcome.status.value == "could-not-check" and outcome.missing == ("tensorflow",)

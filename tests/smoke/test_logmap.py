@@ -156,7 +156,8 @@ FIELD_LINES = [
     ("NotFoundError                             Traceback (most recent call last)",
      ("op-error", "NotFoundError")),
     # google-research/pathdreamer#2 (the same, its message cut from the ticket)
-    ("UnknownError                              Traceback (most recent call last)", ("op-error", "UnknownError")),
+    ("UnknownError                              Traceback (most recent call last)",
+     ("op-error", "UnknownError")),
     # deepface#1272: Python's own exception, not TensorFlow's
     ("ValueError                                Traceback (most recent call last)",
      ("python-exception", "ValueError")),

@@ -29,7 +29,8 @@ Here is the cudnn output;
 """
 # PowerShell's Select-String -Context 0,2 (kurekagura/samples, SetupGuide/Detectron2 on Windows)
 POWERSHELL = """\
-PS>Select-String -Path "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.7\\include\\cudnn_version.h" -Pattern "#define CUDNN_MAJOR" -Context 0,2
+PS>Select-String -Path "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v11.7\\\
+include\\cudnn_version.h" -Pattern "#define CUDNN_MAJOR" -Context 0,2
 
 > (omit)cudnn_version.h:57:#define CUDNN_MAJOR 8
   (omit)cudnn_version.h:58:#define CUDNN_MINOR 5
@@ -59,7 +60,8 @@ def test_a_header_older_than_the_build_is_the_cause_of_the_cudnn_failure() -> No
     """TensorFlow 2.7 was built with cuDNN 8.1; a 7.6 header with "Failed to get convolution
     algorithm" is cudnn-wrong-version, the handle failure its consequence, though no toolkit is
     shown (the toolkit part of cuda-toolkit could not be checked)."""
-    ticket = "Tensorflow  - 2.7.0\n`Failed to get convolution algorithm. This is probably because cuDNN failed to initialize`\n" + MISCNN
+    ticket = ("Tensorflow  - 2.7.0\n`Failed to get convolution algorithm. This is probably because cuDNN "
+              "failed to initialize`\n" + MISCNN)
     report = json.loads(CliRunner().invoke(cli, ["triage", "--json", "-"], input=ticket).stdout)
     assert report["facts"]["tensorflow"]["version"] == "2.7.0"
     assert report["verdict"]["root_cause"] == "cudnn-wrong-version"

@@ -16,7 +16,7 @@ from tfdoctor.checks.common import TF_INSTALL, matching_tf, pip_install, pip_uni
 from tfdoctor.checks.driver import wants_gpu
 from tfdoctor.facts import Facts
 from tfdoctor.findings import Finding, Remediation, Severity
-from tfdoctor.registry import CheckConfig, NotApplicable, check
+from tfdoctor.registry import CheckConfig, CouldNotCheck, NotApplicable, check
 
 CPU_ONLY_DISTS = {"tensorflow-cpu", "tensorflow-cpu-aws", "tf-nightly-cpu", "tensorflow-intel",
                   "intel-tensorflow", "tensorflow-macos"}
@@ -178,24 +178,31 @@ AARCH64_NO_CUDA = "https://github.com/tensorflow/tensorflow/issues/121157"
 
 
 @check("tf-aarch64-build", "The TensorFlow on an Arm machine is a CUDA build", "tensorflow",
-       emits=("tf-aarch64-pypi-no-cuda",), needs="tensorflow", reads=("tensorflow", "platform.machine"))
+       emits=("tf-aarch64-pypi-no-cuda",), reads=("platform.machine",))
 def tf_aarch64_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """PyPI's TensorFlow for Linux aarch64 (Jetson, Grace) is built without CUDA
     (tensorflow/tensorflow#121157, checked 2026-11-24); NVIDIA's builds carry "+nv" in their
-    version. A live run reads the build itself (tf-gpu-build); this is for a ticket that does not."""
+    version. A live run reads the build itself (tf-gpu-build); this is for a ticket that does not,
+    whether it shows the TensorFlow installed or only its `pip install tensorflow`."""
     tf = facts.tensorflow
     machine = (facts.platform.machine or "").lower()
-    if tf is None or machine not in ("aarch64", "arm64") or (facts.platform.system or "Linux") != "Linux":
+    if machine not in ("aarch64", "arm64") or (facts.platform.system or "Linux") != "Linux":
         raise NotApplicable
-    if tf.is_cuda_build is not None or "+nv" in (tf.version or "") or not (wants_gpu(facts)
-                                                                          or wants_gpu_signs(facts)):
+    installs = [text for text in facts.intent.pip_install if (req := _requirement(text)) is not None
+                and req.name.lower() == "tensorflow"]
+    if tf is None and not installs:
+        raise CouldNotCheck("tensorflow")
+    if tf is not None and (tf.is_cuda_build is not None or "+nv" in (tf.version or "")) or not (
+            wants_gpu(facts) or wants_gpu_signs(facts)):
         raise NotApplicable("the build is known (tf-gpu-build judges it), NVIDIA's, or no GPU is wanted")
+    version = tf.version if tf and tf.version else None
+    which = f"{version} that pip installs" if version else f"that `pip install {installs[0]}` brings"
     yield Finding(
         "tf-aarch64-pypi-no-cuda", Severity.WARNING,
-        f"On Arm (aarch64) the TensorFlow {tf.version or ''} that pip installs from PyPI is built "
-        "without CUDA, so it cannot use the GPU; only NVIDIA's builds (versions with '+nv', JetPack "
-        "wheels, NGC containers) can.",
-        {"platform.machine": facts.platform.machine or "", "tensorflow.version": tf.version or "unknown"},
+        f"On Arm (aarch64) the TensorFlow {which} from PyPI is built without CUDA, so it cannot use "
+        "the GPU; only NVIDIA's builds (versions with '+nv', JetPack wheels, NGC containers) can.",
+        {"platform.machine": facts.platform.machine or "", "tensorflow.version": version or "unknown",
+         **({"pip install": installs[0]} if installs else {})},
         hint="Check tf.test.is_built_with_cuda(); on Jetson install NVIDIA's TensorFlow for your JetPack, "
              "elsewhere use NVIDIA's TensorFlow container.",
         links=(AARCH64_NO_CUDA,))
