@@ -118,6 +118,11 @@ def test_a_live_runs_slow_device_creation_is_judged_the_same_way() -> None:
     assert "architectures and the GPU's are not known" in f.message
     fast = replace(smoke, recipes=tuple(replace(r, seconds=2.0) for r in smoke.recipes))
     assert _run(replace(facts, smoke=fast)) == []
+    # the build's own list (build info) decides, and a machine with no GPU has no JIT to blame
+    own = replace(facts, tensorflow=TensorFlowFacts(version="2.15.0", is_cuda_build=True,
+                                                    compute_capabilities=("sm_60", "sm_70", "compute_80")))
+    assert _run(own) == []
+    assert _run(replace(facts, driver=DriverFacts(gpus=()))) == []
 
 
 def test_through_triage() -> None:

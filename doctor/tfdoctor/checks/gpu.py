@@ -87,11 +87,13 @@ def gpu_slow_start(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     if delay is None or delay[0] < stack.SLOW_START_S:
         raise NotApplicable
     seconds, where = delay
-    gpus = [f for f in stack.evaluate(facts) if f.kernels is not None]
-    if any(f.kernels != "sass" for f in gpus) or (
-            gpus and "tensorflow.compute_capabilities" not in facts.assumed):
-        raise NotApplicable
     tf = facts.tensorflow
+    gpus = [f for f in stack.evaluate(facts) if f.kernels is not None]
+    own = bool(tf and tf.compute_capabilities) and "tensorflow.compute_capabilities" not in facts.assumed
+    if any(f.kernels != "sass" for f in gpus) or own:
+        raise NotApplicable("the build's own architectures decide it (gpu-compute-capability)")
+    if facts.known("driver.gpus") and not facts.driver.gpus and not facts.intent.gpu:
+        raise NotApplicable("no GPU here")
     took = f"{seconds / 60:g} minutes" if seconds >= 120 else f"{seconds:g} seconds"
     ev = {"start.seconds": f"{seconds:g} ({where})"}
     if gpus:
