@@ -139,6 +139,72 @@ def _item(op: object, av: Any, icase: bool) -> tuple[Need, ...]:
     return ()  # a class, any character, an anchor, a look-around, a back reference
 
 
+_DIGITS = "0123456789"
+
+
+def digit_blind(pattern: re.Pattern[str]) -> bool:
+    """Whether pattern treats every ASCII digit alike: no digit literal, every class holding all
+    of 0-9 or none of them, no back reference. Such a pattern matches a line and the line with
+    its digits zeroed (ZERO) at the same places, each group too: a match only ever asks whether
+    a character is in a class (or is a literal), and a digit for a digit answers alike. False
+    where unsure (a construct not read here, a parse that fails)."""
+    try:
+        return _blind(list(_parse(pattern.pattern, pattern.flags)))
+    except Exception:  # noqa: BLE001  (a private parser: unsure)
+        return False
+
+
+def _blind(items: Sequence[tuple[Any, Any]]) -> bool:
+    for op, av in items:
+        if op is _sre.LITERAL or op is _sre.NOT_LITERAL:
+            if chr(av) in _DIGITS:
+                return False
+        elif op is _sre.IN:
+            if len({_in_class(av, d) for d in _DIGITS}) != 1:
+                return False
+        elif op is _sre.ANY or op is _sre.AT:
+            continue
+        elif op is _sre.SUBPATTERN:
+            if not _blind(list(av[3])):
+                return False
+        elif op is _sre.ATOMIC_GROUP:
+            if not _blind(list(av)):
+                return False
+        elif op in _REPEATS:
+            if not _blind(list(av[2])):
+                return False
+        elif op is _sre.BRANCH:
+            if not all(_blind(list(alt)) for alt in av[1]):
+                return False
+        elif op is _sre.ASSERT or op is _sre.ASSERT_NOT:
+            if not _blind(list(av[1])):
+                return False
+        else:  # a back reference, a conditional, anything else
+            return False
+    return True
+
+
+_HOLD_DIGITS = {_sre.CATEGORY_DIGIT, _sre.CATEGORY_WORD, _sre.CATEGORY_NOT_SPACE, _sre.CATEGORY_NOT_LINEBREAK}
+_NO_DIGITS = {_sre.CATEGORY_NOT_DIGIT, _sre.CATEGORY_NOT_WORD, _sre.CATEGORY_SPACE, _sre.CATEGORY_LINEBREAK}
+
+
+def _in_class(items: Sequence[tuple[Any, Any]], digit: str) -> bool | None:
+    """Whether a class holds the digit; None where unsure."""
+    hit, negate = False, False
+    for op, av in items:
+        if op is _sre.NEGATE:
+            negate = True
+        elif op is _sre.LITERAL:
+            hit = hit or chr(av) == digit
+        elif op is _sre.RANGE:
+            hit = hit or av[0] <= ord(digit) <= av[1]
+        elif op is _sre.CATEGORY and (av in _HOLD_DIGITS or av in _NO_DIGITS):
+            hit = hit or av in _HOLD_DIGITS
+        else:
+            return None
+    return hit != negate
+
+
 @dataclass(frozen=True, slots=True)
 class Gated:
     """A regex with what its matches must contain.
@@ -217,6 +283,16 @@ def _holds(needs: tuple[Need, ...], line: str, low: str) -> bool:
     return True
 
 
+def _digit_free(g: Gated) -> Gated:
+    """g with only the needs whose literals hold no digit: where it cannot match a line, g's
+    pattern matches no line alike but for its digits."""
+    def keep(needs: tuple[Need, ...]) -> tuple[Need, ...]:
+        return tuple(n for n in needs if not any(has_digit(text) for text, _ in n))
+
+    alternatives = None if g.alternatives is None else tuple(map(keep, g.alternatives))
+    return Gated(g.pattern, keep(g.needs), alternatives)
+
+
 @cache
 def gated(pattern: re.Pattern[str]) -> Gated:
     """The pattern with what its matches need (one for each pattern: a Gated is immutable, and
@@ -248,6 +324,12 @@ class Gate:
         # the positions whose character starts no key.
         self._exact = _literal_regex({k for k, icase in self._by_key if not icase})
         self._folded = _literal_regex({k for k, icase in self._by_key if icase})
+        # None for each digit_blind pattern, _digit_free of each other one (made when first asked)
+        self._blind: tuple[Gated | None, ...] | None = None
+        # Each trie's keys that hold a digit, the digits zeroed (key_lines' `digit_keys`)
+        self._exact_digits, self._folded_digits = (
+            tuple(sorted({k.translate(ZERO) for k, ic in self._by_key if ic is icase and has_digit(k)}))
+            for icase in (False, True))
         # What a key found at a position makes a candidate: its patterns and those of every key it
         # starts with (the trie regex finds the longest key there).
         self._exact_at, self._folded_at = ({
@@ -265,9 +347,9 @@ class Gate:
             return None
         out: set[int] = set()
         if self._exact is not None:
-            key_lines(self._exact, text, out)
+            key_lines(self._exact, text, out, digit_keys=self._exact_digits)
         if self._folded is not None:  # (8 MiB lowered only for a gate with a case-insensitive key)
-            key_lines(self._folded, folded(text), out)
+            key_lines(self._folded, folded(text), out, digit_keys=self._folded_digits)
         return out
 
     def few_lines_in(self, text: str) -> set[int] | None:
@@ -293,6 +375,15 @@ class Gate:
         """(index, match) of the first of the patterns, in their order, that matches line: what
         a loop searching each in turn finds, without searching those that cannot match."""
         low = folded(line) if self._folded is not None else line
+        gated = self.gated
+        for i in sorted(self._candidates(line, low)):
+            found = gated[i].search(line, low)
+            if found is not None:
+                return i, found
+        return None
+
+    def _candidates(self, line: str, low: str) -> set[int]:
+        """The patterns whose key is in the line (and those without one)."""
         candidates = set(self._always)
         for regex, text, at in ((self._exact, line, self._exact_at), (self._folded, low, self._folded_at)):
             if regex is None:
@@ -301,12 +392,26 @@ class Gate:
             while m is not None:  # each key where it starts, the overlapping ones too
                 candidates.update(at[m.group()])
                 m = regex.search(text, m.start() + 1)
-        gated = self.gated
-        for i in sorted(candidates):
-            found = gated[i].search(line, low)
-            if found is not None:
-                return i, found
-        return None
+        return candidates
+
+    def digit_blind_on(self, line: str, zeroed: str) -> bool:
+        """Whether first() answers alike every line whose digits zeroed are `zeroed` (ZERO; line
+        among them): the same pattern, matched at the same places, groups included. So where
+        `zeroed` holds no zeroed key with a digit, and every pattern whose key is in the line is
+        digit_blind or lacks a literal without a digit that its matches need: the keys found are
+        then the same in all those lines (see _verdicts), and so are the candidates; a
+        digit-blind pattern matches each line at the same places (its literals hold no digit), and
+        a literal without a digit is in all those lines or in none."""
+        if any(map(zeroed.__contains__, self._exact_digits)):
+            return False
+        if self._folded_digits and any(map(folded(zeroed).__contains__, self._folded_digits)):
+            return False
+        if self._blind is None:
+            self._blind = tuple(None if digit_blind(g.pattern) else _digit_free(g) for g in self.gated)
+        blind = self._blind
+        low = folded(line) if self._folded is not None else line
+        return all(blind[i] is None or not blind[i].could_match(line, low)  # type: ignore[union-attr]
+                   for i in self._candidates(line, low))
 
 
 _CHUNK = 1 << 20
@@ -314,7 +419,7 @@ _CHUNK = 1 << 20
 
 
 def key_lines(regex: re.Pattern[str], text: str, out: set[int], line_local: bool | None = None,
-              few: bool = False) -> bool:
+              few: bool = False, digit_keys: tuple[str, ...] | None = None) -> bool:
     """Add the indexes of the lines of text ("\\n"-joined) where regex, a trie of literals,
     finds a key. One search per hit line, each a few C calls; once keys are on most lines so far
     (and no key holds a line break), the rest of the text is split into lines a chunk at a time
@@ -322,7 +427,9 @@ def key_lines(regex: re.Pattern[str], text: str, out: set[int], line_local: bool
     GPU made this loop a second of Python (issue 21). `line_local`: whether regex finds in a line
     alone what it finds from that line's start in the text (default: no line break in the
     pattern, true of a trie of literals). `few`: give up (return False, out part filled) where
-    the rest would be searched line by line; True otherwise."""
+    the rest would be searched line by line; True otherwise. `digit_keys`, for a trie of literals:
+    its keys that hold a digit, each digit a 0 (ZERO), so that lines alike but for their numbers
+    are searched once (_verdicts); None for any other regex."""
     line = last = hits = 0
     # (re.escape keeps a line break a line break)
     one_line = "\n" not in regex.pattern if line_local is None else line_local
@@ -338,17 +445,17 @@ def key_lines(regex: re.Pattern[str], text: str, out: set[int], line_local: bool
         if hits >= 512 and hits * 4 > line and (one_line or few):
             if few:
                 return False
-            _each_line(regex, text, after + 1, line + 1, out)
+            _each_line(regex, text, after + 1, line + 1, out, digit_keys)
             return True
         m = regex.search(text, after + 1)
     return True
 
 
-def _each_line(regex: re.Pattern[str], text: str, pos: int, line: int, out: set[int]) -> None:
+def _each_line(regex: re.Pattern[str], text: str, pos: int, line: int, out: set[int],
+               digit_keys: tuple[str, ...] | None = None) -> None:
     """Add the indexes of the lines from text[pos:] (line `line` starts at pos) where regex finds
-    a match, searched line by line."""
+    a match, searched line by line (each distinct line once: _verdicts)."""
     n = len(text)
-    search = regex.search
     while True:
         end = n
         if pos + _CHUNK < n:
@@ -356,12 +463,44 @@ def _each_line(regex: re.Pattern[str], text: str, pos: int, line: int, out: set[
             if end < 0:  # a line longer than the chunk
                 end = text.find("\n", pos + _CHUNK)
                 end = n if end < 0 else end
-        parts = text[pos:end].split("\n")
-        out.update(compress(range(line, line + len(parts)), map(search, parts)))
+        count, found = _verdicts(regex, text[pos:end], digit_keys)
+        out.update(compress(range(line, line + count), found))
         if end >= n:
             return
-        line += len(parts)
+        line += count
         pos = end + 1
+
+
+ZERO = str.maketrans("123456789", "000000000")
+"""Every ASCII digit a 0."""
+
+
+def has_digit(text: str) -> bool:
+    """Whether text holds an ASCII digit."""
+    return any(map(text.__contains__, _DIGITS))
+
+
+def _verdicts(regex: re.Pattern[str], chunk: str, digit_keys: tuple[str, ...] | None) -> tuple[
+        int, Iterable[object]]:
+    """(the number of lines of chunk, whether regex finds a match in each), regex searched once
+    per distinct line where lines repeat (a log of one-letter lines, of one message).
+
+    Where regex is a trie of literals (digit_keys given): once per distinct line with each digit
+    a 0 ("GPU 12 CUDA" and "GPU 47 CUDA" are one line), unless the
+    zeroed chunk holds a zeroed digit key. A key without a digit is where it was in a zeroed line
+    (a digit for a digit); with none of the zeroed digit keys in it, the zeroed line holds no
+    digit key, nor does the line itself (its digit key would be there zeroed): the keys found in
+    both lines are the same, and so is the verdict."""
+    if digit_keys is not None:
+        zeroed = chunk.translate(ZERO)
+        if not any(map(zeroed.__contains__, digit_keys)):
+            chunk = zeroed
+    parts = chunk.split("\n")
+    distinct = set(parts)
+    if len(distinct) * 2 > len(parts):
+        return len(parts), map(regex.search, parts)
+    verdict = {part: regex.search(part) is not None for part in distinct}
+    return len(parts), map(verdict.__getitem__, parts)
 
 
 def _key(text: str, icase: bool) -> str:

@@ -20,7 +20,7 @@ from operator import itemgetter
 from tfdoctor.facts import LogCause
 from tfdoctor.knowledge import vocab
 from tfdoctor.smoke import logmap
-from tfdoctor.textgate import Gate, literal
+from tfdoctor.textgate import ZERO, Gate, digit_blind, literal
 from tfdoctor.triage.observe import Observation
 from tfdoctor.triage.recognisers._text import (
     EVERY_LINE,
@@ -177,6 +177,9 @@ class _Gates:
         # (anchors that need "device", "Created") were each read, cleaned and asked of every gate
         # in turn (issue 21).
         self._alone: Gate | None | bool = False  # not made yet
+        self.by_digits: dict[str, tuple[object, ...]] = {}
+        """Lines with each digit a 0 (textgate.ZERO) -> the reading (_reading) every line alike
+        but for its digits shares, as (reading,), or _SEEN, or _ALONE (see _cause)."""
 
     def alone(self) -> Gate | None:
         """`both` without the anchors that need a second word (made when first needed); None
@@ -313,17 +316,62 @@ def _causes() -> tuple[_Gates, dict[str, tuple[str, str | None] | None]]:
     return _cache[1], _cache[2]
 
 
+_SEEN = ("seen",)  # in _Gates.by_digits: a zeroed line met once, its reading not shared
+_ALONE = ("alone",)  # ... a zeroed line whose lines may read differently
+
+
 def _cause(line: str, gate: _Gates, known: dict[str, tuple[str, str | None] | None]) -> tuple[str, str | None] | None:
     """logmap.recognise(line), asked only when the gates say it could answer (searching every
     pattern on every line of a large ticket was most of triage's time, issue 21), and once per
-    text: a log repeats its lines once timestamps are cleaned off."""
+    text: a log repeats its lines once timestamps are cleaned off. Lines alike but for their
+    numbers ("step 7", "step 8") are read once, from the second such line on, where the reading
+    is digit-blind there (_shared)."""
     if line in known:
         return known[line]
     if len(known) > 4096:  # bounded
         known.clear()
-    # A warning TensorFlow prints on healthy machines is answered with why it is harmless.
-    known[line] = (logmap.recognise(line) or logmap.harmless(line)) if gate.any_match(line) else None
+    zeroed = line.translate(ZERO)
+    if zeroed == line:
+        found = _reading(line, gate)[1]
+    else:
+        by_digits = gate.by_digits
+        if len(by_digits) > 4096:  # bounded
+            by_digits.clear()
+        shared = by_digits.get(zeroed)
+        if shared is None or shared is _ALONE:
+            if shared is None:
+                by_digits[zeroed] = _SEEN
+            found = _reading(line, gate)[1]
+        elif shared is _SEEN:
+            matched, found = _reading(line, gate)
+            by_digits[zeroed] = (found,) if _shared(line, zeroed, gate, matched) else _ALONE
+        else:
+            found = shared[0]  # type: ignore[assignment]
+    known[line] = None if found is None else (found[0], logmap.subject_of(line, found[1]))
     return known[line]
+
+
+def _reading(line: str, gate: _Gates) -> tuple[bool, tuple[str, logmap.Where] | None]:
+    """(whether the gates let the line through, logmap's reading of it then)."""
+    if not gate.any_match(line):
+        return False, None
+    # A warning TensorFlow prints on healthy machines is answered with why it is harmless.
+    return True, logmap.reading(line)
+
+
+def _shared(line: str, zeroed: str, gate: _Gates, matched: bool) -> bool:
+    """Whether every line whose digits zeroed are `zeroed` reads as line does (_reading): the
+    gates' any_match answers alike there (the log format's patterns are digit-blind, the causes'
+    gate is there, vocab.could_match looks up no word with a digit there), and, where they let
+    the line through, logmap.reading (logmap.digit_blind_on)."""
+    return (_log_format_blind() and not any(map(zeroed.__contains__, _zeroed_words()))
+            and gate.patterns.digit_blind_on(line, zeroed)
+            and (not matched or logmap.digit_blind_on(line, zeroed)))
+
+
+@cache
+def _log_format_blind() -> bool:
+    return digit_blind(_LOG_LINE_WIDER) and digit_blind(logmap.LOG_LINE)
 
 
 def _gpu(index: str, name: str, cc: str | None, bus: str | None, number: int) -> Observation:
