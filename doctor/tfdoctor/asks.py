@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tfdoctor import stack
 from tfdoctor.findings import CheckStatus
 from tfdoctor.knowledge import catalogue
 from tfdoctor.smoke.logmap import HARMLESS
@@ -89,6 +90,11 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
     from tfdoctor.report import AskFor
 
     windows = report.facts.platform.system == "Windows" and not report.facts.platform.is_wsl
+    # From 2.14 (and wherever [and-cuda] is installed) TensorFlow's CUDA parts (ptxas, libdevice,
+    # the libraries) come from pip's nvidia-* wheels, which pip list shows; before, from the
+    # system's toolkit, which nvcc and its folder show
+    release = stack.release_of(report.facts)
+    wheels = report.facts.intent.and_cuda or (release is not None and stack.pip_era(release))
 
     def _command(fact: str) -> str:
         return _command_for(fact, windows)
@@ -100,6 +106,12 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
         if windows and "libraries" in facts and "toolkits" in facts:
             rest = [f for f in facts if f != "toolkits"]
             facts = (*rest[:rest.index("libraries")], "toolkits", *rest[rest.index("libraries"):])
+        if "toolkits" in facts and "python.packages" in facts and \
+                (facts.index("python.packages") < facts.index("toolkits")) != wheels:
+            i, j = facts.index("toolkits"), facts.index("python.packages")
+            swapped = list(facts)
+            swapped[i], swapped[j] = swapped[j], swapped[i]
+            facts = tuple(swapped)
         return facts
 
     scores: dict[str, float] = {}

@@ -235,6 +235,22 @@ def test_asks_confirm_the_pointed_finding_first() -> None:
     assert asks[0].startswith("sudo dmesg") and asks[1] == "nvidia-smi"
 
 
+def test_the_cuda_parts_are_asked_where_the_release_gets_them() -> None:
+    """ptxas too old for an sm_86 GPU (tensorflow/tensorflow#46933, TF 2.4.1): before 2.14 XLA's
+    ptxas is the system toolkit's, so nvcc and the toolkit folder are asked before pip list; with
+    [and-cuda] (tensorflow/tensorflow#68966) it is pip's nvidia-cuda-nvcc wheel, so pip list first."""
+    from tfdoctor.triage import triage_facts
+
+    line = ("2021-02-04 08:52:12.943009: W tensorflow/stream_executor/gpu/asm_compiler.cc:235] Your CUDA "
+            "software stack is old. We fallback to the NVIDIA driver for some compilation. Update your CUDA "
+            "version to get the best performance. The ptxas error was: ptxas fatal   : Value 'sm_86' is not "
+            "defined for option 'gpu-name'")
+    facts, _ = triage_facts([f"tensorflow 2.4.1\n{line}\n"])
+    assert [a.fact for a in build_report(facts).ask_for][:2] == ["toolkits", "python.packages"]
+    facts, _ = triage_facts([f"pip install 'tensorflow[and-cuda]'\n{line}\n"])
+    assert [a.fact for a in build_report(facts).ask_for][:2] == ["python.packages", "toolkits"]
+
+
 def test_summary_line_says_unknown_not_absent() -> None:
     """A ticket that names no TensorFlow and shows no nvidia-smi: the summary line says the
     version and the GPUs are unknown (it said "TensorFlow not installed | ... | 0 GPU(s)")."""
