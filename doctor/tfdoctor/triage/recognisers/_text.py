@@ -91,17 +91,28 @@ def _ticket(lines: Sequence[str]) -> tuple[str, list[int], list[str], dict[str, 
     seen, length, text, long, low, memo = _last
     if seen is lines and length == len(lines):
         return text, long, low, memo
-    # in C: a regex for a long line would scan each line once per position
-    long = list(compress(range(len(lines)), map(MAX_LINE.__lt__, map(len, lines))))
+    text = "\n".join(lines)
+    long = _long_lines(lines, text)
     if long:  # no search needs to read megabytes no recogniser reads
         readable = list(lines)
         for i in long:
             readable[i] = ""
         text = "\n".join(readable)
-    else:
-        text = "\n".join(lines)
     _last = (lines, len(lines), text, long, [], {})
     return text, long, _last[4], _last[5]
+
+
+def _long_lines(lines: Sequence[str], text: str) -> list[int]:
+    """The indexes of the lines over MAX_LINE (text: the lines joined by "\\n"). A line over
+    MAX_LINE holds a whole block of MAX_LINE // 2 characters of text (blocks from the start), so
+    where no line holds a line break and each block does, there is none: a find per block, where
+    the length of each of four million lines cost 0.3 s (issue 21)."""
+    block = MAX_LINE // 2
+    if text.count("\n") == len(lines) - 1 and all(
+            text.find("\n", at, at + block) >= 0 for at in range(0, len(text) - block + 1, block)):
+        return []
+    # in C: a regex for a long line would scan each line once per position
+    return list(compress(range(len(lines)), map(MAX_LINE.__lt__, map(len, lines))))
 
 
 def ticket_text(lines: Sequence[str]) -> str:
@@ -129,8 +140,49 @@ def gated_lines(lines: Sequence[str], find: Callable[[str], set[int] | None]) ->
 
 def forget() -> None:
     """Drop the last ticket's joined text (kept for the next recogniser while a ticket is read)."""
-    global _last
+    global _last, _last_distinct
     _last = (None, 0, "", [], [], {})
+    _last_distinct = (None, 0, None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Distinct:
+    """A ticket's distinct lines (those over MAX_LINE blank), for the triggers to search."""
+
+    lines: list[str]
+    text: str
+    """lines joined by "\\n"."""
+    readable: Sequence[str]
+    """The ticket's lines, those over MAX_LINE blank."""
+    low: list[str]
+    """text folded (textgate.folded), made when first asked for."""
+
+
+_last_distinct: tuple[Sequence[str] | None, int, _Distinct | None] = (None, 0, None)
+
+
+def _distinct(lines: Sequence[str]) -> _Distinct | None:
+    """The ticket's distinct lines, where searching them instead of the whole text saves much:
+    lines long enough that a search's time per character outweighs the look-up per line that
+    maps the lines found back, and repeated (a log's blocks, a ticket pasted twice). Made once
+    per ticket; None otherwise."""
+    global _last_distinct
+    seen, length, found = _last_distinct
+    if seen is lines and length == len(lines):
+        return found
+    text, long, _low, _memo = _ticket(lines)
+    found = None
+    if len(text) >= 40 * len(lines):
+        readable: Sequence[str] = lines
+        if long:
+            readable = list(lines)
+            for i in long:
+                readable[i] = ""
+        distinct = list(dict.fromkeys(readable))
+        if len(distinct) * 2 <= len(lines):
+            found = _Distinct(distinct, "\n".join(distinct), readable, [])
+    _last_distinct = (lines, len(lines), found)
+    return found
 
 
 def regex_lines(text: str, regex: re.Pattern[str], out: set[int], lines: Sequence[str] | None = None) -> None:
@@ -177,21 +229,41 @@ class Trigger:
     (regex_lines may then search the lines one by one)."""
 
     def lines(self, lines: Sequence[str]) -> list[int]:
-        """Ascending 0-based indexes of the lines that hold what the trigger looks for."""
+        """Ascending 0-based indexes of the lines that hold what the trigger looks for: those of
+        the ticket's distinct lines where it repeats its lines (_distinct), each line's answer
+        being its own (literals hold no line break; the regex is line-local)."""
+        distinct = _distinct(lines) if self.regex is None or self.line_local else None
+        if distinct is not None and not any("\n" in literal for literal in (*self.literals, *self.folded)):
+            if self.folded and not distinct.low:
+                from tfdoctor.textgate import folded
+
+                distinct.low.append(folded(distinct.text))
+            hits = self._search(distinct.text, distinct.low[0] if self.folded else "", distinct.lines,
+                                distinct.lines)
+            if not hits:
+                return []
+            keep = set(map(distinct.lines.__getitem__, hits))
+            return list(compress(range(len(lines)), map(keep.__contains__, distinct.readable)))
         text, long, low, _memo = _ticket(lines)
-        out: set[int] = set()
-        for literal in self.literals:
-            literal_lines(text, literal, out, lines)
         if self.folded and not low:
             from tfdoctor.textgate import folded
 
             low.append(folded(text))
+        # (the regex not over the lines where some are over MAX_LINE: the text holds them blank)
+        return sorted(self._search(text, low[0] if self.folded else "", lines, None if long else lines))
+
+    def _search(self, text: str, low: str, lines: Sequence[str], regex_each: Sequence[str] | None) -> set[int]:
+        """The indexes of the lines of text (low: text folded) that hold what the trigger looks
+        for; lines: the lines text joins (for the searches line by line), regex_lines_ those
+        lines where the regex may search them (see regex_lines)."""
+        out: set[int] = set()
+        for literal in self.literals:
+            literal_lines(text, literal, out, lines)
         for literal in self.folded:
-            literal_lines(low[0], literal, out)
+            literal_lines(low, literal, out)
         if self.regex is not None:
-            # (not over the lines where some are over MAX_LINE: the text holds them blank)
-            regex_lines(text, self.regex, out, lines if self.line_local and not long else None)
-        return sorted(out)
+            regex_lines(text, self.regex, out, regex_each if self.line_local else None)
+        return out
 
     def lines_between(self, lines: Sequence[str], start: int, end: int) -> list[int]:
         """What lines() finds among lines[start:end] (for a trigger without a regex, or with a
