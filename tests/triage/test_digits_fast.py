@@ -119,8 +119,9 @@ def _plain_lines_in(gate: Gate, lines: list[str]) -> set[int]:
 
 
 def test_lines_in_searches_lines_alike_but_for_digits_once():
-    """Where keys are on most lines, Gate.lines_in searches each line with its digits zeroed
-    once, unless a key with a digit could be there: the same lines as a search of each line."""
+    """Where keys are on most lines (or the caller says they are: dense), Gate.lines_in searches
+    each line with its digits zeroed once, unless a key with a digit could be there: the same
+    lines as a search of each line."""
     gate, _known = tf_log._causes()
     assert gate.both is not None and gate.both._exact_digits
     rng = random.Random(6)
@@ -135,3 +136,7 @@ def test_lines_in_searches_lines_alike_but_for_digits_once():
         want = _plain_lines_in(gate.both, lines)
         assert len(want) > 4000
         assert gate.both.lines_in("\n".join(lines)) == want
+        # searched line by line from the start (tf_log's alone gate where keys are dense)
+        for g in (gate.both, gate.alone()):
+            assert g is not None
+            assert g.lines_in("\n".join(lines), dense=True) == _plain_lines_in(g, lines)

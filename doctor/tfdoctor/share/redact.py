@@ -153,6 +153,8 @@ class Redactor:
     """text()'s answers: versions and paths repeat across a document (cleared when names are learned)."""
     _credentials: set[str] = field(default_factory=set)
     """User names and passwords of URLs found in the facts, matched literally everywhere."""
+    _any_name_low: re.Pattern[str] | None = None
+    """_name_regex's names folded, for lowered ASCII text (_nameless_plain)."""
 
     def pseudonym(self, category: str, value: str) -> str:
         """A stable name for `value`: the same for the same salt on every machine."""
@@ -309,20 +311,38 @@ class Redactor:
         if "xox" in joined or not _PLAIN_LINES.fullmatch(joined):
             return False
         # a name holding a line break may match across two: then the pairs are read one by one
-        return self._name_regex().search(joined) is None
+        return self._nameless_plain(joined)
+
+    def _nameless_plain(self, text: str) -> bool:
+        """_name_regex().search(text) is None, for text of ASCII letters, digits, ._+- and line
+        breaks: each name folded (textgate.folded: what re's IGNORECASE matches to an ASCII
+        letter) looked for in the text lowered, case-sensitively, and no search without a name.
+        Searched with IGNORECASE, each position of a pasted pip list's text was tried every way
+        its letter is written: 0.04 s without a name, 0.5 s with a user name (issue 21)."""
+        if self._any_name_low is None:
+            from tfdoctor.textgate import folded
+
+            names = {folded(n) for n in self._name_regex_names() if n}
+            self._any_name_low = re.compile("|".join(map(re.escape, sorted(names))) or "(?!)")
+        if self._any_name_low.pattern == "(?!)":
+            return True
+        return self._any_name_low.search(text.lower()) is None
+
+    def _name_regex_names(self) -> tuple[str, ...]:
+        return (*self.identity.secrets, *self._credentials, *self._serials, *self._users,
+                *self.identity.users, *self._hosts, *self.identity.hosts)
 
     def _name_regex(self) -> re.Pattern[str]:
         """_names' one search for any name, secret or serial."""
         if self._any_name is None:
-            names = (*self.identity.secrets, *self._credentials, *self._serials, *self._users,
-                     *self.identity.users, *self._hosts, *self.identity.hosts)
+            names = self._name_regex_names()
             self._any_name = re.compile("|".join(re.escape(n) for n in names if n) or "(?!)", re.IGNORECASE)
         return self._any_name
 
     def _learn(self, data: dict[str, Any]) -> None:
         """Collect the names to hide from the facts themselves (a file from another machine)."""
         self._memo.clear()
-        self._any_name = None
+        self._any_name = self._any_name_low = None
         strings = _strings(data)
         joined = "\n".join(strings)  # which marks any string holds, three searches in C
         learners = (("@", self._learn_credentials), ("/", self._learn_home), ("\\", self._learn_win_home))

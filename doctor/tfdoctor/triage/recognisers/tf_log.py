@@ -209,7 +209,9 @@ class _Gates:
         # a second scan, where it may save many lines: none where every line either gate keeps is
         # of the log format (kept whatever the scan finds: a log's warnings)
         if gate is not None and not keyed <= logged:
-            alone = gate.lines_in(text)
+            # (keys on most lines, and short ones: each distinct line searched, not each position)
+            count = text.count("\n") + 1
+            alone = gate.lines_in(text, dense=len(keyed) * 2 > count and len(text) < 40 * count)
             if alone is None:
                 return None
             maybe = keyed - alone  # lines of anchors that need a second word only
@@ -226,8 +228,8 @@ class _Gates:
 def _vocab_lines(text: str, maybe: set[int]) -> set[int]:
     """The lines of maybe (indexes of text's lines) vocab.could_match keeps: the text split a
     chunk at a time. A line it keeps cleaned, it keeps raw: cleaning takes off a prefix that ends
-    where a word does. could_match is asked once per distinct line, and where most lines are
-    distinct only by their numbers ("GPU 12 CUDA"), once per line with each digit a 0 (_ZERO)."""
+    where a word does. could_match is asked once per distinct line with each digit a 0 (_ZERO:
+    lines distinct only by their numbers, "GPU 12 CUDA", are asked once)."""
     out: set[int] = set()
     wanted = sorted(maybe)
     could_match = vocab.could_match
@@ -238,20 +240,16 @@ def _vocab_lines(text: str, maybe: set[int]) -> set[int]:
             end = text.find("\n", pos + _CHUNK)
             end = n if end < 0 else end
         chunk = text[pos:end]
-        parts = chunk.split("\n")
-        top = line + len(parts)
+        count = chunk.count("\n") + 1
+        top = line + count
         stop = bisect_left(wanted, top, k)
-        here = [i - line for i in wanted[k:stop]]  # (indexes into parts)
-        if here:
-            keys = _pick(parts, here)
-            distinct = set(keys)
-            if len(distinct) * 2 > len(keys):
-                zeroed = chunk.translate(_ZERO)
-                if not any(map(zeroed.__contains__, _zeroed_words())):
-                    keys = _pick(zeroed.split("\n"), here)
-                    distinct = set(keys)
-            verdict = {key: could_match(key) for key in distinct}
-            out.update(compress(wanted[k:stop], map(verdict.__getitem__, keys)))
+        if stop > k:
+            zeroed = chunk.translate(_ZERO)
+            parts = (zeroed if not any(map(zeroed.__contains__, _zeroed_words())) else chunk).split("\n")
+            here = wanted[k:stop]
+            keys = parts if len(here) == count else _pick(parts, [i - line for i in here])
+            verdict = {key: could_match(key) for key in set(keys)}
+            out.update(compress(here, map(verdict.__getitem__, keys)))
         k = stop
         if end >= n:
             break
