@@ -100,7 +100,7 @@ def test_tf_log_reads_lines_alike_but_for_digits_as_each_alone():
                 lines += [line, _other_digits(line, rng), _other_digits(line, rng)]
     # and log lines of each template of the vocabulary whose regexes or words hold a digit
     for t in vocab.templates():
-        if not digit_blind(vocab._compiled(t).full) or re.search(r"\d", t.text):
+        if not digit_blind(vocab.compiled(t).full) or re.search(r"\d", t.text):
             line = "W tensorflow/core/x.cc:12] " + vocab.first_line(vocab.instance_of(t.text))
             lines += [line, line.translate(ZERO), _other_digits(line, rng), _other_digits(line, rng)]
     known.clear()

@@ -202,7 +202,7 @@ def test_vocab_could_match_is_the_word_loop():
     assert pairs is not None
 
     def loop(line: str) -> bool:
-        words = set(vocab._WORD.findall(line[:vocab.MAX_LINE]))
+        words = set(vocab.WORD.findall(line[:vocab.MAX_LINE]))
         return any(w in pairs and ("" in pairs[w] or not words.isdisjoint(pairs[w])) for w in words)
 
     rng = random.Random(4)

@@ -46,7 +46,7 @@ MAX_LINE = 4000
 PLACEHOLDER = re.compile(
     r"%[-+#0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L|q)?[sdiuxXfFgGeEpcvra]|\{[A-Za-z0-9_.!:]*\}"
 )
-_WORD = re.compile(r"[A-Za-z0-9_]{4,}")
+WORD = re.compile(r"[A-Za-z0-9_]{4,}")
 _QUOTES = "'\"`\u2018\u2019\u201c\u201d"
 _QUOTE_CLASS = "['\"`\u2018\u2019\u201c\u201d]"
 _VALUE = r"[^\n]*?"
@@ -227,7 +227,7 @@ def _end(text: str) -> str:
 
 
 def _words(text: str) -> tuple[str, ...]:
-    return tuple(_WORD.findall(_without_values(text)))
+    return tuple(WORD.findall(_without_values(text)))
 
 
 def _compile(t: Template) -> _Compiled:
@@ -279,7 +279,7 @@ def _head_words(t: Template) -> tuple[str, ...]:
     # are NULs in a chunk's text; a glued word touches one.
     src = " ".join(head)
     words = [m.group() for m in re.finditer(r"(?<![\w\0])[A-Za-z0-9_]{4,}(?![\w\0])", src)]
-    return tuple(words or _WORD.findall(src))
+    return tuple(words or WORD.findall(src))
 
 
 def _rarest(words: Iterable[str]) -> str | None:
@@ -297,7 +297,7 @@ def _word_frequency() -> dict[str, int]:
     """In how many templates each word appears: the rarest word of a template is its best anchor."""
     freq: dict[str, int] = {}
     for t in templates():
-        for w in set(_WORD.findall(_without_values(t.text))):
+        for w in set(WORD.findall(_without_values(t.text))):
             freq[w] = freq.get(w, 0) + 1
     return freq
 
@@ -309,7 +309,7 @@ class _Index:
 
 
 @cache
-def _index() -> _Index:
+def index() -> _Index:
     by: dict[str, list[Template]] = {}
     loose = []
     for t in templates():
@@ -323,29 +323,29 @@ def _index() -> _Index:
 
 # Compiled when a line first holds the template's anchor: compiling all 848 up front was most of
 # the time of a triage whose ticket holds one log line (issue 21).
-_compiled = cache(_compile)
+compiled = cache(_compile)
 
 
 _by_anchor: dict[str, tuple[_Compiled, ...]] = {}
-"""Each anchor's templates compiled, in _index's order: looked up by the word instead of hashing
-each Template again for _compiled's cache (a log line asks for several, a log has many lines)."""
+"""Each anchor's templates compiled, in index's order: looked up by the word instead of hashing
+each Template again for compiled's cache (a log line asks for several, a log has many lines)."""
 
 
-def _compiled_of(word: str) -> tuple[_Compiled, ...]:
+def compiled_of(word: str) -> tuple[_Compiled, ...]:
     found = _by_anchor.get(word)
     if found is None:
-        found = _by_anchor[word] = tuple(map(_compiled, _index().by_anchor[word]))
+        found = _by_anchor[word] = tuple(map(compiled, index().by_anchor[word]))
     return found
 
 
 def _candidates(line: str) -> Iterator[_Compiled]:
-    by_anchor = _index().by_anchor
+    by_anchor = index().by_anchor
     seen: set[str] = set()
-    for w in _WORD.findall(line):
+    for w in WORD.findall(line):
         if w in by_anchor and w not in seen:
             seen.add(w)
-            yield from _compiled_of(w)
-    yield from map(_compiled, _index().unanchored)
+            yield from compiled_of(w)
+    yield from map(compiled, index().unanchored)
 
 
 def _score(c: _Compiled, line: str) -> tuple[int, int] | None:
@@ -421,7 +421,7 @@ def could_match(line: str) -> bool:
     pairs = _pairs()
     if pairs is None:
         return True
-    words = set(_WORD.findall(line[:MAX_LINE]))
+    words = set(WORD.findall(line[:MAX_LINE]))
     # Only the line's anchors are looked up (a C set intersection): a line of prose has tens of
     # words and rarely an anchor, and this runs for every line a log gate keeps
     for w in words.intersection(_anchor_set()):

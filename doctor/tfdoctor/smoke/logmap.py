@@ -178,8 +178,8 @@ def _vocab_blind_on(line: str, zeroed: str) -> bool:
     digit_anchors, unanchored = _vocab_digits()
     if any(map(zeroed.__contains__, digit_anchors)) or not _unmatched(unanchored, line):
         return False
-    by_anchor = vocab._index().by_anchor
-    return all(_unmatched(_anchor_sighted(w), line) for w in set(vocab._WORD.findall(line)) if w in by_anchor)
+    by_anchor = vocab.index().by_anchor
+    return all(_unmatched(_anchor_sighted(w), line) for w in set(vocab.WORD.findall(line)) if w in by_anchor)
 
 
 Sighted = tuple[tuple[tuple[str, ...], tuple[str, ...] | None], ...]
@@ -203,16 +203,16 @@ def _unmatched(sighted: Sighted, line: str) -> bool:
 def _vocab_digits() -> tuple[tuple[str, ...], Sighted]:
     """(the anchors that hold a digit, each digit a 0; _sighted of the templates without an
     anchor)."""
-    anchors = vocab._index().by_anchor
+    anchors = vocab.index().by_anchor
     zeroed = tuple(sorted({w.translate(ZERO) for w in anchors if has_digit(w)}))
-    return zeroed, _sighted(map(vocab._compiled, vocab._index().unanchored))
+    return zeroed, _sighted(map(vocab.compiled, vocab.index().unanchored))
 
 
 @cache
 def _anchor_sighted(word: str) -> Sighted:
     """_sighted of the anchor's templates (compiled when first asked, as vocab.match compiles
     them)."""
-    return _sighted(vocab._compiled_of(word))
+    return _sighted(vocab.compiled_of(word))
 
 
 def _sighted(compiled: Iterable[object]) -> Sighted:

@@ -257,7 +257,7 @@ def _vocab_lines(text: str, maybe: set[int]) -> set[int]:
     return out
 
 
-# Every digit a 0: could_match reads only words (vocab._WORD's runs of ASCII letters, digits and
+# Every digit a 0: could_match reads only words (vocab.WORD's runs of ASCII letters, digits and
 # "_"), and a digit for a digit keeps every run where it was, as long, and a word or not; a word
 # of its own without a digit is unchanged, and one with a digit changed. Unless the zeroed text
 # holds a word could_match looks up with a digit in it, zeroed (that word with its digits zeroed
