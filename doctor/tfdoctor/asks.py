@@ -3,6 +3,7 @@
 # ruff: noqa: E501  (COMMANDS is a table)
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tfdoctor import stack
@@ -11,7 +12,17 @@ from tfdoctor.knowledge import catalogue
 from tfdoctor.smoke.logmap import HARMLESS
 
 if TYPE_CHECKING:
-    from tfdoctor.report import AskFor, Report
+    from tfdoctor.report import Report
+
+
+@dataclass(frozen=True, slots=True)
+class AskFor:
+    """One thing to collect: the fact path, the command that shows it, the checks it decides."""
+
+    fact: str
+    command: str
+    decides: tuple[str, ...]
+
 
 TF_LOG = ("TF_CPP_MIN_LOG_LEVEL=0 python -c \"import tensorflow as tf; "
           "print(tf.config.list_physical_devices())\"  # the whole log")
@@ -87,8 +98,6 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
     """One ask per command: first the commands whose output would confirm or refute the findings
     the report points at (EVIDENCE), then by how many checks each decides and how low in the stack
     they sit (registration order is bottom of the stack first)."""
-    from tfdoctor.report import AskFor
-
     windows = report.facts.platform.system == "Windows" and not report.facts.platform.is_wsl
     # From 2.14 (and wherever [and-cuda] is installed) TensorFlow's CUDA parts (ptxas, libdevice,
     # the libraries) come from pip's nvidia-* wheels, which pip list shows; before, from the

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tfdoctor.asks import AskFor, ask_for
 from tfdoctor.errors import InputFileError
 from tfdoctor.facts import READABLE_SCHEMAS, SCHEMA_VERSION, Facts
 from tfdoctor.facts_smoke import LogCause
@@ -20,15 +21,6 @@ UNJUDGED = frozenset({CheckStatus.CRASHED, CheckStatus.COULD_NOT_CHECK, CheckSta
 
 GENERIC = frozenset(c.id for c in catalogue().causes.values() if c.generic)
 """Findings that say something failed without saying why: ranked after any specific cause."""
-
-
-@dataclass(frozen=True, slots=True)
-class AskFor:
-    """One thing to collect: the fact path, the command that shows it, the checks it decides."""
-
-    fact: str
-    command: str
-    decides: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +53,6 @@ class Report:
     @property
     def ask_for(self) -> tuple[AskFor, ...]:
         """What to collect to judge the checks that could not check, most useful first."""
-        from tfdoctor.asks import ask_for
-
         return ask_for(self)
 
     @property
