@@ -115,11 +115,12 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
         if windows and "libraries" in facts and "toolkits" in facts:
             rest = [f for f in facts if f != "toolkits"]
             facts = (*rest[:rest.index("libraries")], "toolkits", *rest[rest.index("libraries"):])
-        if "toolkits" in facts and "python.packages" in facts and \
-                (facts.index("python.packages") < facts.index("toolkits")) != wheels:
-            i, j = facts.index("toolkits"), facts.index("python.packages")
+        if "toolkits" in facts and "python.packages" in facts:
+            # the two take each other's places: the one this release gets its CUDA from first
+            first, second = ("python.packages", "toolkits") if wheels else ("toolkits", "python.packages")
+            places = sorted((facts.index("toolkits"), facts.index("python.packages")))
             swapped = list(facts)
-            swapped[i], swapped[j] = swapped[j], swapped[i]
+            swapped[places[0]], swapped[places[1]] = first, second
             facts = tuple(swapped)
         return facts
 

@@ -88,7 +88,8 @@ def gpu_slow_start(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         raise NotApplicable
     seconds, where = delay
     tf = facts.tensorflow
-    gpus = [f for f in stack.evaluate(facts) if f.kernels is not None]
+    fits = [stack.named_gpu(facts), *(stack.gpu(facts, g) for g in facts.driver.gpus)]
+    gpus = [f for f in fits if f is not None and f.kernels is not None]
     own = bool(tf and tf.compute_capabilities) and "tensorflow.compute_capabilities" not in facts.assumed
     if any(f.kernels != "sass" for f in gpus) or own:
         raise NotApplicable("the build's own architectures decide it (gpu-compute-capability)")

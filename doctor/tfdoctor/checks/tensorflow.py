@@ -192,8 +192,8 @@ def tf_aarch64_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                 and req.name.lower() == "tensorflow"]
     if tf is None and not installs:
         raise CouldNotCheck("tensorflow")
-    if tf is not None and (tf.is_cuda_build is not None or "+nv" in (tf.version or "")) or not (
-            wants_gpu(facts) or wants_gpu_signs(facts)):
+    known_build = tf is not None and (tf.is_cuda_build is not None or "+nv" in (tf.version or ""))
+    if known_build or not (wants_gpu(facts) or wants_gpu_signs(facts)):
         raise NotApplicable("the build is known (tf-gpu-build judges it), NVIDIA's, or no GPU is wanted")
     version = tf.version if tf and tf.version else None
     which = f"{version} that pip installs" if version else f"that `pip install {installs[0]}` brings"
