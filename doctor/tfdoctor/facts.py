@@ -518,6 +518,22 @@ class ToolkitFacts:
 
 
 @dataclass(frozen=True, slots=True)
+class TensorRtFacts:
+    """TF-TRT: the TensorRT this TensorFlow loads against the TensorRT on the machine, as a ticket
+    shows them (a live run reads the installed one from pip's packages and the wanted one from the
+    release table)."""
+
+    wanted: str | None = None
+    """What TensorFlow loads: the TensorRT version it was linked with (TF-TRT's
+    `get_linked_tensorrt_version()`, "7.2.2") or the soname its DSO loader asked for
+    ("libnvinfer.so.7", "libnvinfer.so.8.6.1"); None when not shown."""
+    installed: str | None = None
+    """The TensorRT installed: a version (apt or dpkg's libnvinfer package, TF-TRT's
+    `get_loaded_tensorrt_version()`: "8.0.0") or a soname (an `ldconfig -p` entry, a file the user
+    names: "libnvinfer.so.10"); None when not shown."""
+
+
+@dataclass(frozen=True, slots=True)
 class IntentFacts:
     """What a ticket's words say the user is after and saw, beside what its output shows (triage
     only: a live run leaves it empty); `provenance["intent.gpu"]` says where each was read."""
@@ -626,6 +642,8 @@ class Facts:
     node: NodeFacts = NodeFacts()
     """The collecting machine and user (a ticket's, when it shows them); redacted documents carry
     their pseudonyms."""
+    tensorrt: TensorRtFacts | None = None
+    """TF-TRT's TensorRT, wanted and installed, where a ticket shows either; None otherwise."""
 
     def to_dict(self) -> dict[str, Any]:
         """The replay format: JSON-ready, stable key order."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor import compat
-from tfdoctor.facts import Facts, GpuFacts, TensorFlowFacts, ToolkitFacts
+from tfdoctor.facts import Facts, GpuFacts, TensorFlowFacts, TensorRtFacts, ToolkitFacts
 
 _CC = re.compile(r"[0-9]{1,2}(?:\.[0-9]{1,2})?")
 """A compute capability as NVML and the tables write it ("8.6"); anything else is not judged."""
@@ -347,10 +347,68 @@ def named_gpu(facts: Facts) -> Fit | None:
                     _from(facts, "intent.gpu", "the ticket"))
 
 
+TENSORRT_WHEELS = ("tensorrt", "tensorrt-libs", "tensorrt-cu12", "tensorrt-cu12-libs", "tensorrt-cu11",
+                   "tensorrt-cu11-libs", "tensorrt-cu13", "tensorrt-cu13-libs", "nvidia-tensorrt")
+"""pip's TensorRT wheels (NVIDIA's: the metapackage, its per-CUDA libs, the old nvidia-tensorrt)."""
+_TRT_SONAME = re.compile(r"libnvinfer\.so\.(?P<v>\d+(?:\.\d+)*)")
+_TRT_VERSION = re.compile(r"\d+(?:\.\d+)*")
+
+
+def _trt_parts(text: str, soname_only: bool) -> tuple[int, ...] | None:
+    """A TensorRT version's numbers: a soname's (libnvinfer.so.8.6.1 -> 8, 6, 1), a version's
+    ("7.2.3.4"); the version a TensorFlow was linked with counts by its major (libnvinfer.so.7)."""
+    hit = _TRT_SONAME.fullmatch(text)
+    if hit:
+        return tuple(int(p) for p in hit.group("v").split("."))
+    hit = _TRT_VERSION.match(text)
+    if hit is None:
+        return None
+    parts = tuple(int(p) for p in hit.group(0).split("."))
+    return parts[:1] if soname_only else parts
+
+
+def tensorrt(facts: Facts) -> Fit | None:
+    """TF-TRT: the TensorRT this TensorFlow loads against the one installed.
+
+    TensorFlow dlopens libnvinfer by a soname (the release table: libnvinfer.so.7 for 2.4-2.12;
+    the 2.16 log of tensorflow#64809: libnvinfer.so.8.6.1, the whole version): its DSO loader's
+    own line names it, else the version it was linked with (by its major), else the release
+    table's. What is installed: TensorRT's package or API, the loader's cache, a file the user
+    names, else pip's TensorRT wheels. A soname wants its numbers exactly; an installed release
+    that gives fewer of them cannot be judged."""
+    tf, trt = facts.tensorflow, facts.tensorrt or TensorRtFacts()
+    if tf is not None and tf.is_cuda_build is False:
+        return None
+    need, need_from = trt.wanted, _from(facts, "tensorrt.wanted", "TensorFlow")
+    release = release_of(facts)
+    if need is None and release is not None and gpu_build(facts) is not None:
+        need = release.sonames.get("nvinfer")
+        need_from = f"tested build configuration of TensorFlow {release.version}"
+    have, have_from = trt.installed, _from(facts, "tensorrt.installed", "TensorRT")
+    if have is None:
+        packages = facts.python.packages
+        wheel = next((w for w in TENSORRT_WHEELS if packages.get(w, "unknown") != "unknown"), None)
+        if wheel is not None:
+            have, have_from = packages[wheel], f"{wheel} in {_from(facts, 'python.packages', 'pip')}"
+    if need is None or have is None:
+        return None
+    wants = _trt_parts(need, soname_only=not need.startswith("libnvinfer"))
+    got = _trt_parts(have, soname_only=False)
+    if wants is None or got is None:
+        return None
+    fits: bool | None = got[:len(wants)] == wants
+    if not fits and len(got) < len(wants) and wants[:len(got)] == got:
+        fits = None  # (libnvinfer.so.8 installed, libnvinfer.so.8.6.1 wanted: which 8 is it?)
+    soname = need if need.startswith("libnvinfer") else f"libnvinfer.so.{wants[0]}"
+    return Fit("TensorRT (TF-TRT)", f"TensorRT {'.'.join(map(str, wants))} ({soname})", need_from,
+               have if have.startswith("libnvinfer") else f"TensorRT {have}", have_from, fits)
+
+
 def evaluate(facts: Facts) -> tuple[Fit, ...]:
-    """Every element there is evidence for, judged: the driver, the toolkit, cuDNN, Python, and
-    each GPU (or the one a ticket names)."""
-    fits = [driver(facts), toolkit(facts), cudnn(facts), ptxas(facts), python(facts), named_gpu(facts)]
+    """Every element there is evidence for, judged: the driver, the toolkit, cuDNN, Python, each
+    GPU (or the one a ticket names) and TF-TRT's TensorRT."""
+    fits = [driver(facts), toolkit(facts), cudnn(facts), ptxas(facts), python(facts), named_gpu(facts),
+            tensorrt(facts)]
     fits += [gpu(facts, g) for g in facts.driver.gpus]
     fits += [cudnn_on_gpus(facts, gpus) for gpus in same_model(facts.driver.gpus)]
     return tuple(f for f in fits if f is not None)

@@ -12,6 +12,7 @@ from tfdoctor.facts import (
     IntentFacts,
     LoaderAnswer,
     ProbeIssue,
+    TensorRtFacts,
     TfLoaderFacts,
     ToolkitFacts,
 )
@@ -218,6 +219,10 @@ CASES = {
         replace(H, intent=IntentFacts(pip_install=("tensorflow-gpu==2.12.0rc0",))),
         "tf-log-tensorflow-gpu-removed"),
     # a ticket whose user says pip has no wheel of tensorflow-text (keras-team/keras-hub#1649)
+    # TF-TRT's soname (TensorFlow 2.15-2.16: the whole version) against pip's TensorRT 10
+    "tensorrt-wrong-version": (replace(
+        change(H, python={"packages": {**H.python.packages, "tensorrt": "10.0.1"}}),
+        tensorrt=TensorRtFacts(wanted="libnvinfer.so.8.6.1")), None),
     "tf-log-companion-no-wheel": (replace(H, intent=IntentFacts(no_wheel=("tensorflow-text",))),
                                   "tf-log-companion-no-wheel"),
     # a ticket whose user ran pip install tensorflow==2.21.0 (no [and-cuda]); libraries not shown

@@ -134,6 +134,7 @@ def type_schema(tp: Any, found: list[type]) -> dict[str, Any]:
 # Fields added to schema "2" after documents of it were published: tfdoctor writes them, a document
 # from before them lacks them and still validates (and replays, with the field's default).
 ADDED_LATER: set[tuple[str, str]] = {
+    ("Facts", "tensorrt"),
     ("IntentFacts", "start_seconds"),
     ("IntentFacts", "no_wheel"),
     ("HostFacts", "kernel_log_read"),

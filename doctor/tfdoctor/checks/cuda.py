@@ -353,6 +353,38 @@ def cudnn_gpu_support(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
             links=("https://docs.nvidia.com/deeplearning/cudnn/latest/reference/support-matrix.html",))
 
 
+TF_TRT = "https://docs.nvidia.com/deeplearning/frameworks/tf-trt-user-guide/"
+
+
+@check("tensorrt", "TF-TRT finds the TensorRT this TensorFlow loads", "cuda",
+       emits=("tensorrt-wrong-version",))
+def tensorrt(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """TensorFlow's TF-TRT dlopens libnvinfer by the soname of the TensorRT it was built with (7
+    for the 2.4-2.12 wheels, 8.6.1 in a 2.16 log); another TensorRT installed is not loaded ("Could
+    not load dynamic library 'libnvinfer.so.7'", "TF-TRT Warning: Could not find TensorRT"), so
+    TF-TRT cannot run, while GPU work without it is unaffected (stack.tensorrt judges it)."""
+    fit = stack.tensorrt(facts)
+    if fit is None:
+        # TensorFlow's own output shows it looking for TensorRT: which one is installed decides
+        if facts.tensorrt and facts.tensorrt.wanted and not facts.known("python.packages"):
+            raise CouldNotCheck("python.packages")
+        raise NotApplicable
+    if fit.fits is not False:
+        return
+    release = facts.tensorflow.version if facts.tensorflow and facts.tensorflow.version else None
+    yield Finding(
+        "tensorrt-wrong-version", Severity.WARNING,
+        f"{'TensorFlow ' + release if release else 'This TensorFlow'} loads {fit.need} for TF-TRT, but "
+        f"the TensorRT installed is {fit.have.removeprefix('TensorRT ')}: TF-TRT cannot run. GPU work "
+        "that does not use TF-TRT is not affected.",
+        {"tensorrt.wanted": f"{fit.need} ({fit.need_from})",
+         "tensorrt.installed": f"{fit.have} ({fit.have_from})"},
+        hint="Install the TensorRT release whose library is the soname above (NVIDIA's TensorRT archive, or "
+             "its pip wheel) and put its directory on LD_LIBRARY_PATH, or use a TensorFlow release built "
+             "for the TensorRT you have; without TF-TRT nothing needs to change.",
+        links=(TF_TRT,))
+
+
 def _library_fix(facts: Facts, lib: LibraryFacts, pip_copy: list[str],
                  severity: Severity) -> Remediation | None:
     """The pip copy's directory on LD_LIBRARY_PATH (no trailing ':' when it was unset: an empty

@@ -29,6 +29,7 @@ from tfdoctor.facts import (
     SmokeDevice,
     SmokeFacts,
     TensorFlowFacts,
+    TensorRtFacts,
     ToolkitFacts,
     XlaFacts,
 )
@@ -124,12 +125,35 @@ def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
     if ptxas:
         provenance["xla.ptxas_version"] = seen.where("xla.ptxas_version") or ""
     smoke = _smoke(seen, tensorflow)
+    tensorrt = _tensorrt(seen, provenance)
     return Facts(
         schema_version=SCHEMA_VERSION, tool_version=__version__, collected_at=collected_at,
         python=python, platform=platform, env=env, driver=driver, tensorflow=tensorflow,
         smoke=smoke, toolkits=toolkits, host=host, intent=intent, libraries=tuple(libraries), xla=xla,
         unknown=tuple(dict.fromkeys(unknown)), provenance=provenance, assumed=tuple(dict.fromkeys(assumed)),
+        tensorrt=tensorrt,
     )
+
+
+def _tensorrt(seen: _Seen, provenance: dict[str, str]) -> TensorRtFacts | None:
+    """TF-TRT's TensorRT: the first wanted one, and the installed one (TensorRT's own packages and
+    API before a file the loader's cache lists, before a file the user names)."""
+    wanted = seen.get("tensorrt.wanted")
+    installed_ob = next(iter(seen.each("tensorrt.installed")), None)
+    if installed_ob is None:
+        installed_ob = next((ob for ob in seen.each("library.ldconfig")
+                             if str(ob.value[0]).startswith("libnvinfer.so.")), None)
+    if installed_ob is None:
+        installed_ob = next(iter(seen.each("tensorrt.stated")), None)
+    if wanted is None and installed_ob is None:
+        return None
+    if wanted is not None:
+        provenance["tensorrt.wanted"] = seen.where("tensorrt.wanted") or ""
+    installed = None
+    if installed_ob is not None:
+        installed = installed_ob.value[0] if installed_ob.path == "library.ldconfig" else installed_ob.value
+        provenance["tensorrt.installed"] = f"{installed_ob.source}, line {installed_ob.line}"
+    return TensorRtFacts(wanted=wanted, installed=installed)
 
 
 def _python(seen: _Seen, unknown: list[str], note: Any) -> PythonFacts:

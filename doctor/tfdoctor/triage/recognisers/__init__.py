@@ -20,6 +20,7 @@ from . import (
     os_release,
     pip_list,
     proc_version,
+    tensorrt,
     tf_cudnn,
     tf_env_collect,
     tf_ptxas,
@@ -47,4 +48,5 @@ RECOGNISERS = (
     tf_ptxas,
     conda_build,
     cudnn_header,
+    tensorrt,
 )
