@@ -148,3 +148,10 @@ def test_nothing_to_judge_is_not_applicable() -> None:
     cpu = replace(change(H, tensorflow={"is_cuda_build": False}),
                   tensorrt=TensorRtFacts(wanted="libnvinfer.so.7", installed="8.0.0"))
     assert _fit(cpu) is None
+
+
+def test_the_live_probe_lists_every_tensorrt_wheel_the_judgement_reads() -> None:
+    """A live run's installed TensorRT is pip's wheel: the target child must report each of them."""
+    from tfdoctor.probes import _target_child
+
+    assert [w for w in stack.TENSORRT_WHEELS if not _target_child.is_watched(w)] == []

@@ -42,7 +42,15 @@ WATCHED = TF_DISTRIBUTIONS + (
     "h5py",
     "typing-extensions",
     "tensorflow-metal",
+    # TF-TRT's TensorRT (tfdoctor.stack.TENSORRT_WHEELS)
     "tensorrt",
+    "tensorrt-libs",
+    "tensorrt-cu11",
+    "tensorrt-cu11-libs",
+    "tensorrt-cu12",
+    "tensorrt-cu12-libs",
+    "tensorrt-cu13",
+    "tensorrt-cu13-libs",
 )
 DIST_DIR = re.compile(
     r"^([A-Za-z0-9][A-Za-z0-9._-]*?)(?:-([^-]+?))?(?:-py[0-9.]+)?\.(dist-info|egg-info)$"
