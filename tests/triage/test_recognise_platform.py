@@ -246,6 +246,36 @@ def test_an_empty_visibility_variable_in_words():
         assert [o.value for o in observe_all(env_vars, [line]) if o.path == "env"] == want, line
 
 
+def test_what_python_printed_of_a_variable_is_its_value():
+    """print("label", os.getenv("X")) prints "label value" (or "label None" when X is unset): the
+    output line is the value the process had (PabloNSSZ/tfjs-to-tf#35: an import set it to -1)."""
+    import json
+
+    from click.testing import CliRunner
+    from tfdoctor.cli import cli
+    from tfdoctor.triage.recognisers import env_vars
+    from triage_fixtures import observe_all
+
+    ticket = [
+        "import os",
+        "import tensorflow as tf",
+        "print(\"cuda devices before include\", os.getenv('CUDA_VISIBLE_DEVICES'))",
+        "import tfjs_graph_converter.api as tfjs_api",
+        "print('cuda devices after include', os.environ.get(\"CUDA_VISIBLE_DEVICES\"))",
+        "print(\"path\", os.environ['LD_LIBRARY_PATH'])",
+        "",
+        "cuda devices before include None",
+        "cuda devices after include -1",
+        "Num GPUs: 0",
+    ]
+    assert [(o.line, o.value) for o in observe_all(env_vars, ticket) if o.path == "env"] == [
+        (9, ("CUDA_VISIBLE_DEVICES", "-1"))]
+    # a label nobody printed, or a value in words, is nothing
+    assert [o for o in observe_all(env_vars, ["cuda devices after include -1"]) if o.path == "env"] == []
+    report = json.loads(CliRunner().invoke(cli, ["triage", "--json", "-"], input="\n".join(ticket)).stdout)
+    assert report["findings"][0]["id"] == "cuda-visible-devices-hides-all"
+
+
 def test_prose_says_a_cpu_build_is_installed_as_a_fact():
     """What the user says is installed is a fact, not a cause (issue 20, item 3): "cpu build is
     installed" (aws/sagemaker-distribution#438) and "it was always the CPU version that is

@@ -1,4 +1,5 @@
-"""Environment variables the ticket shows: `export X=...`, `X=... command`, env dumps, `echo $X`.
+"""Environment variables the ticket shows: `export X=...`, `X=... command`, env dumps, `echo $X`,
+and what Python printed of one (`print("label", os.getenv("X"))`, then the output line "label value").
 
 Only variables that change what CUDA or TensorFlow do are read. A value that refers to another
 variable ("/usr/local/cuda/lib64:$LD_LIBRARY_PATH") is not the value the process saw, so it is
@@ -33,7 +34,11 @@ _ASSIGN = re.compile(
 _SETX = re.compile(r"setx ([A-Z_][A-Z0-9_]{0,60}) (\"[^\"]{0,5000}\"|\S{1,5000})")
 _PYTHON = re.compile(r"""os\.environ\[['"]([A-Z_][A-Z0-9_]{0,60})['"]\]\s*=\s*(['"])([^'"]{0,5000})\2""")
 _ECHO = re.compile(rf"(?:echo|printenv)\s+(?:\"?\$\{{?({_VAR})\}}?\"?|%({_VAR})%|\$env:({_VAR})|({_VAR}))")
-_TRIGGER = Trigger(("=", "VISIBLE_DEVICES", "echo", "printenv", "setx"))
+_TRIGGER = Trigger(("=", "VISIBLE_DEVICES", "echo", "printenv", "setx", "os.getenv", "os.environ"))
+# print("label", os.getenv("X")) / os.environ.get("X") / os.environ["X"]: Python prints "label value"
+# ("label None" when X is unset)
+_PRINTED = re.compile(r"""print\(\s*(['"])([^'"\n]{1,200})\1\s*,\s*os\.(?:getenv\(|environ\.get\(|environ\[)\s*"""
+                      r"""(['"])([A-Z_][A-Z0-9_]{0,60})\3""")
 _DUMP_LINE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,60}=.{0,5000}")
 # The user's words for an empty visibility variable, which hides every GPU: "CUDA_VISIBLE_DEVICES is
 # empty", "... is set to an empty string", "`CUDA_VISIBLE_DEVICES`. On my system it is empty"
@@ -64,10 +69,18 @@ def _refers(value: str) -> bool:
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """An env observation per variable assignment, dump line or echoed value in the ticket."""
     echo: tuple[int, str] | None = None
+    printed: dict[str, str] = {}  # label -> variable, of the prints seen so far
     dump_previous = False
-    walk = Walk(lines, _TRIGGER, lambda: echo is not None)
+    walk = Walk(lines, _TRIGGER, lambda: echo is not None or bool(printed))
     for number, s in walk:
         t = s.strip()
+        if printed and (value := _printed_value(t, printed)) is not None:
+            yield _obs(*value, number)
+            continue
+        if "print(" in t and "os." in t:
+            for m in _PRINTED.finditer(t):
+                if m.group(4) in NAMES:
+                    printed[m.group(2).rstrip()] = m.group(4)
         if walk.gap:  # the line before, unread, has no "=": no dump line
             dump_previous = False
         dump = "=" in t and bool(_DUMP_LINE.fullmatch(t)) and " " not in t.split("=", 1)[0]
@@ -95,6 +108,17 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                 if m and m.group(1) in NAMES:
                     yield _obs(m.group(1), _unquote(m.group(2)), number)
         dump_previous = dump
+
+
+def _printed_value(t: str, printed: dict[str, str]) -> tuple[str, str] | None:
+    """(variable, value) of an output line "label value" of one of the prints; an unset variable
+    ("label None") is no value."""
+    for label, name in printed.items():
+        if t.startswith(label + " "):
+            value = t[len(label) + 1:].strip()
+            if value and value != "None" and " " not in value:
+                return name, value
+    return None
 
 
 def _next_is_dump(lines: Sequence[str], number: int) -> bool:
