@@ -219,6 +219,8 @@ CASES = {
         replace(H, intent=IntentFacts(pip_install=("tensorflow-gpu==2.12.0rc0",))),
         "tf-log-tensorflow-gpu-removed"),
     # a ticket whose user says pip has no wheel of tensorflow-text (keras-team/keras-hub#1649)
+    "tf-log-allocator-stats-missing": (change(H, env={"TF_GPU_ALLOCATOR": "cuda_malloc_async"},
+                                              tensorflow={"version": "2.5.0"}), None),
     # TF-TRT's soname (TensorFlow 2.15-2.16: the whole version) against pip's TensorRT 10
     "tensorrt-wrong-version": (replace(
         change(H, python={"packages": {**H.python.packages, "tensorrt": "10.0.1"}}),

@@ -156,6 +156,11 @@ def test_old_template_with_git_version():
     ]
 
 
-def test_vague_version_is_not_a_version():
-    """ "tf 2.13" names no release, so no tensorflow.version."""
-    assert observed(build_info, "build_info/tf88122_tf_213_prose.txt") == []
+def test_a_family_under_the_templates_heading_is_the_family():
+    """ "tf 2.13" or a bare "2.10" under "### TensorFlow version" names the release family and no
+    release: the family is what the ticket says (tensorflow/tensorflow#76038 wrote "2.10")."""
+    assert observed(build_info, "build_info/tf88122_tf_213_prose.txt") == [("tensorflow.version", "2.13")]
+    template = ["### TensorFlow version", "", "2.10", "", "### Custom code"]
+    assert [o.value for o in build_info.recognise(template) if o.path == "tensorflow.version"] == ["2.10"]
+    # a number that is no TensorFlow family is not read
+    assert [o for o in build_info.recognise(["### TensorFlow version", "", "latest"])] == []

@@ -79,6 +79,39 @@ def _judged_without_gpus(value: str) -> Iterator[Finding]:
                       links=(CUDA_ENV,))
 
 
+ASYNC_ALLOCATOR_BROKEN = ("2.5",)
+"""Releases whose TF_GPU_ALLOCATOR=cuda_malloc_async allocator keeps no statistics, so device
+creation and training fail (it came in 2.5; 2.6 fixed it: tensorflow/tensorflow#48545, #50669's fix
+PR #50961)."""
+
+
+@check("gpu-allocator", "TF_GPU_ALLOCATOR names an allocator this TensorFlow can run", "environment",
+       emits=("tf-log-allocator-stats-missing",))
+def gpu_allocator(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """TF_GPU_ALLOCATOR=cuda_malloc_async on a release whose asynchronous allocator is broken is
+    the cause TensorFlow's own "No allocator statistics" names; judged from the variable and the
+    release (a ticket that states both), and not reported twice beside that line."""
+    value = facts.env.get("TF_GPU_ALLOCATOR")
+    if value is None:
+        raise NotApplicable("TF_GPU_ALLOCATOR is not set" if facts.known("env") else
+                            "TF_GPU_ALLOCATOR is not shown")
+    release = facts.tensorflow.version if facts.tensorflow else None
+    if value.strip() != "cuda_malloc_async" or not release:
+        raise NotApplicable
+    family = ".".join(release.split(".")[:2])
+    if family not in ASYNC_ALLOCATOR_BROKEN or \
+            (facts.smoke and any(c.id == "allocator-stats-missing" for c in facts.smoke.causes)):
+        return
+    yield Finding(
+        "tf-log-allocator-stats-missing", Severity.ERROR,
+        f"TF_GPU_ALLOCATOR=cuda_malloc_async is set, and TensorFlow {release}'s asynchronous "
+        "allocator keeps no statistics: device creation, training and model loading fail "
+        "(\"No allocator statistics\").",
+        {"env.TF_GPU_ALLOCATOR": value, "tensorflow.version": release},
+        hint="Unset TF_GPU_ALLOCATOR, or upgrade TensorFlow (2.6 and newer fix the allocator).",
+        links=("https://github.com/tensorflow/tensorflow/issues/48545",))
+
+
 @check("probes-complete", "Every probe finished", "tfdoctor", emits=("probe-failed",))
 def probes_complete(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     """A probe that timed out or crashed leaves its area unjudged (exit code 3 when nothing failed)."""

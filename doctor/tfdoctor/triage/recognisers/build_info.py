@@ -21,6 +21,7 @@ NAME = "build info"
 
 TF_VERSION = re.compile(r"[123]\.\d{1,2}\.\d{1,3}(?:(?:-|\.)?(?:rc|dev|a|b)\d{0,10})?(?:\+[\w.]{1,40})?")
 """A plausible TensorFlow release: "2.15.0", "2.16.0rc0", "2.17.0-dev20240401", "1.15.5+nv22.12"."""
+_TF_FAMILY = re.compile(r"(?:(?:tensorflow|tf)\s*(?:==)?\s*)?v?(2\.\d{1,2})", re.I)
 _PY_VERSION = re.compile(r"3\.\d{1,2}(?:\.\d{1,3})?|2\.7(?:\.\d{1,3})?")
 
 _BUILD_KEY = re.compile(
@@ -129,9 +130,11 @@ def _version_line(lines: Sequence[str], number: int, t: str) -> Iterator[Observa
             if found:
                 yield _obs("toolkit.claimed_version", claimed_cuda(found[1]), found[0])
             return
-        accept = (lambda v: tf_version(v) is not None) if what == "tensorflow" else _PY_VERSION.fullmatch
+        accept = (lambda v: _template_tf(v) is not None) if what == "tensorflow" else _PY_VERSION.fullmatch
         out = _printed(lines, number, lambda v: bool(accept(v)))
-        if out:
+        if out and what == "tensorflow":
+            yield _obs("tensorflow.version", _template_tf(out[1]), out[0])
+        elif out:
             yield from _claimed(what, out[1], out[0])
         return
     if any(call in t for call in _VERSION_CALLS):
@@ -142,6 +145,16 @@ def _version_line(lines: Sequence[str], number: int, t: str) -> Iterator[Observa
         out = _printed(lines, number, lambda v: tf_version(v) is not None)
         if out:
             yield _obs("tensorflow.version", tf_version(out[1]), out[0])
+
+
+def _template_tf(value: str) -> str | None:
+    """The answer under the template's "### TensorFlow version": a release, or the release family
+    alone ("2.10", "tf 2.15"), which that heading leaves no doubt about."""
+    version = tf_version(value)
+    if version is None:
+        family = _TF_FAMILY.fullmatch(value.strip().strip("`'\"*").strip())
+        version = family.group(1) if family else None
+    return version
 
 
 def _claimed(what: str, value: str, number: int) -> Iterator[Observation]:

@@ -47,9 +47,10 @@ _EMPTY = re.compile(r"\b(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)\b`?\.?\s*(
                     r"(?:it |which )?(?:is|was|gets|got) (?:set to )?(?:an? )?(?:explicit(?:ly)? )?empty\b")
 
 # ... and the value stated inside a sentence or a command: "I set CUDA_VISIBLE_DEVICES=1 before",
-# "CUDA_VISIBLE_DEVICES=0,1 python train.py" (a fact the user gives, judged by the check)
-_STATED = re.compile(r"(?<![\w$])(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES)=(\"[^\"]{0,200}\"|'[^']{0,200}'"
-                     r"|[\w,-]{1,200})")
+# "CUDA_VISIBLE_DEVICES=0,1 python train.py", "When using the TF_GPU_ALLOCATOR=cuda_malloc_async, ..."
+# (a fact the user gives, judged by the checks; only variables whose values are plain words)
+_STATED = re.compile(r"(?<![\w$])(CUDA_VISIBLE_DEVICES|NVIDIA_VISIBLE_DEVICES|TF_GPU_ALLOCATOR|TF_FORCE_GPU_ALLOW_GROWTH)"
+                     r"=(\"[^\"]{0,200}\"|'[^']{0,200}'|[\w,-]{1,200})")
 
 
 def _obs(name: str, value: str, line: int) -> Observation:
@@ -78,9 +79,9 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
             yield _obs(*value, number)
             continue
         if "print(" in t and "os." in t:
-            for m in _PRINTED.finditer(t):
-                if m.group(4) in NAMES:
-                    printed[m.group(2).rstrip()] = m.group(4)
+            for call in _PRINTED.finditer(t):
+                if call.group(4) in NAMES:
+                    printed[call.group(2).rstrip()] = call.group(4)
         if walk.gap:  # the line before, unread, has no "=": no dump line
             dump_previous = False
         dump = "=" in t and bool(_DUMP_LINE.fullmatch(t)) and " " not in t.split("=", 1)[0]
@@ -91,9 +92,10 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
             echo = None
         if "VISIBLE_DEVICES" in t and (empty := _EMPTY.search(t)):
             yield _obs(empty.group(1), "", number)
-        elif "VISIBLE_DEVICES=" in t and not _ASSIGN.fullmatch(strip_prompt(t)) \
+        elif ("VISIBLE_DEVICES=" in t or "TF_" in t) and not _ASSIGN.fullmatch(strip_prompt(t)) \
                 and (stated := _STATED.search(t)):
-            yield _obs(stated.group(1), _unquote(stated.group(2)), number)
+            # (a sentence's comma after the value is not part of it: "...=cuda_malloc_async, TF throws")
+            yield _obs(stated.group(1), _unquote(stated.group(2)).rstrip(","), number)
         if "=" in t:
             yield from _assignment(t, number, dump_previous or _next_is_dump(lines, number))
         elif "echo" in t or "printenv" in t or "setx" in t:

@@ -64,6 +64,7 @@ _IMPORT_PACKAGE = re.compile(r"^\s*(?:>>>?\s*|In \[\d*\]:\s*|\$\s*python -c ['\"
                              r"(?P<p>deepface|tensorflow_hub|gpflow)\b")
 # TensorFlow's loader asking for a CUDA DLL ('cudart64_110.dll', 'cudnn64_8.dll'): native Windows
 _DLL = re.compile(r"'(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|cupti|nvinfer)\w*\.dll'")
+_CUDA_NOT_ENABLED = "The requested device appears to be a GPU, but CUDA is not enabled."
 _OPENED = re.compile(r"Successfully opened (?:dynamic|CUDA) library (?P<lib>lib\S+?\.so[.\d]*)")
 _LD_PATH = re.compile(r"dlerror: .*?; LD_LIBRARY_PATH: (?P<v>\S*)")
 # Besides the lines a log pattern could match, only these lines are read (the literals recognise tests)
@@ -74,7 +75,7 @@ _TRIGGER = Trigger(("device", "[]", "Num GPUs Available", "ython", ".dll'", "sit
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """Log causes, registered GPUs, an empty GPU list, the Python version and OS from paths."""
     seen_causes: set[tuple[str, str | None]] = set()
-    python_seen = windows_seen = ld_seen = False
+    python_seen = windows_seen = ld_seen = cpu_build_seen = False
     packages_seen: set[str] = set()
     pending_found: str | None = None
     gate, known = _causes()
@@ -106,6 +107,10 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
             else:
                 head = _FOUND_HEAD.search(line)
                 pending_found = head.group("i") if head else None
+        if not cpu_build_seen and _CUDA_NOT_ENABLED in line:
+            # the placer's own words for a build without CUDA (colocation_graph.cc: IsGoogleCudaEnabled)
+            cpu_build_seen = True
+            yield Observation("tensorflow.is_cuda_build", False, number, NAME)
         repr_hit = _GPU_REPR.search(line) if "physical_device:GPU" in line else None
         if repr_hit:
             yield Observation("log.gpu_device", {"index": int(repr_hit.group("i"))}, number, NAME)
