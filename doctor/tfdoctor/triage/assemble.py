@@ -87,7 +87,7 @@ def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
             provenance.setdefault(fact, where)
 
     python = _python(seen, unknown, note)
-    platform = _platform(seen, unknown, note)
+    platform = _platform(seen, unknown, note, provenance)
     driver = _driver(seen, unknown, note, assumed)
     tensorflow = _tensorflow(seen, python, platform, unknown, note, provenance, assumed)
     toolkits = _toolkits(seen, unknown, note)
@@ -176,7 +176,7 @@ def _python(seen: _Seen, unknown: list[str], note: Any) -> PythonFacts:
                        version=version, packages=packages, is_conda=seen.get("python.conda"))
 
 
-def _platform(seen: _Seen, unknown: list[str], note: Any) -> PlatformFacts:
+def _platform(seen: _Seen, unknown: list[str], note: Any, provenance: dict[str, str]) -> PlatformFacts:
     fields = {}
     for name in ("system", "release", "machine", "distro", "glibc", "cpu_flags", "in_container", "is_wsl"):
         value = seen.get(f"platform.{name}")
@@ -194,6 +194,14 @@ def _platform(seen: _Seen, unknown: list[str], note: Any) -> PlatformFacts:
     if seen.get("platform.wsl_version") in (1, 2):
         fields["is_wsl"] = True
         fields["wsl_version"] = seen.get("platform.wsl_version")
+    if fields["in_container"] and fields["system"] == "Windows":
+        # A container on a Windows host (Docker Desktop) runs Linux on WSL 2's kernel, and so does
+        # the TensorFlow in it: Windows is the host, not where TensorFlow runs.
+        host = provenance.get("platform.system", "")
+        fields.update(system="Linux", is_wsl=True, wsl_version=2)
+        provenance["platform.system"] = provenance["platform.is_wsl"] = (
+            f"a container ({seen.where('platform.in_container')}) on a Windows host ({host})")
+        unknown[:] = [u for u in unknown if u not in ("platform.is_wsl", "platform.system")]
     return PlatformFacts(**fields)
 
 

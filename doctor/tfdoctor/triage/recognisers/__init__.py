@@ -10,6 +10,7 @@ from . import (
     build_info,
     collect_env,
     conda_build,
+    container_image,
     cudnn_header,
     env_vars,
     kernel_log,
@@ -49,4 +50,5 @@ RECOGNISERS = (
     conda_build,
     cudnn_header,
     tensorrt,
+    container_image,
 )
