@@ -39,6 +39,8 @@ _TRIGGER = Trigger(("=", "VISIBLE_DEVICES", "echo", "printenv", "setx", "os.gete
 # ("label None" when X is unset)
 _PRINTED = re.compile(r"""print\(\s*(['"])([^'"\n]{1,200})\1\s*,\s*os\.(?:getenv\(|environ\.get\(|environ\[)\s*"""
                       r"""(['"])([A-Z_][A-Z0-9_]{0,60})\3""")
+_PRINT_WINDOW = 200
+"""Lines after a print that its output is looked for in (a script, then what it printed)."""
 _DUMP_LINE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,60}=.{0,5000}")
 # The user's words for an empty visibility variable, which hides every GPU: "CUDA_VISIBLE_DEVICES is
 # empty", "... is set to an empty string", "`CUDA_VISIBLE_DEVICES`. On my system it is empty"
@@ -71,17 +73,19 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """An env observation per variable assignment, dump line or echoed value in the ticket."""
     echo: tuple[int, str] | None = None
     printed: dict[str, str] = {}  # label -> variable, of the prints seen so far
+    read_until = 0  # a print's output is read in the lines that follow it, up to _PRINT_WINDOW
     dump_previous = False
-    walk = Walk(lines, _TRIGGER, lambda: echo is not None or bool(printed))
+    walk = Walk(lines, _TRIGGER, lambda: echo is not None or walk.number < read_until)
     for number, s in walk:
         t = s.strip()
-        if printed and (value := _printed_value(t, printed)) is not None:
+        if printed and number <= read_until and (value := _printed_value(t, printed)) is not None:
             yield _obs(*value, number)
             continue
         if "print(" in t and "os." in t:
             for call in _PRINTED.finditer(t):
                 if call.group(4) in NAMES:
                     printed[call.group(2).rstrip()] = call.group(4)
+                    read_until = number + _PRINT_WINDOW
         if walk.gap:  # the line before, unread, has no "=": no dump line
             dump_previous = False
         dump = "=" in t and bool(_DUMP_LINE.fullmatch(t)) and " " not in t.split("=", 1)[0]
