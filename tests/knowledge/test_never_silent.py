@@ -121,3 +121,19 @@ def test_a_ticket_of_harmless_warnings_is_answered_with_why() -> None:
     for line in ("I0000 00:00:1721811870.196385   15886 cuda_dnn.cc:42] Loaded cuDNN version 8904",
                  "TF-TRT Warning: Could not find TensorRT, I wrote in my notes"):
         assert logmap.harmless(line) is None, line
+
+
+def test_an_empty_gpu_list_beside_a_driver_is_a_finding_with_the_releases_advice() -> None:
+    """huggingface/community-events#118: nvidia-smi's driver, TensorFlow 2.11 and
+    `tf.config.list_logical_devices("GPU")` printing [] came back with no finding. TensorFlow
+    registered no GPU on a machine with a driver: a warning (the GPU count is unknown), whose hint
+    says what TensorFlow 2.11 loads (the system's CUDA 11.2 and cuDNN 8.1, no [and-cuda] before 2.14)."""
+    ticket = ("NVIDIA-SMI 515.65.01\nDriver Version: 515.65.01\nCUDA Version: 11.7\nTensorFlow: 2.11.0\n\n"
+              "tf.config.list_logical_devices(\"GPU\")\n```\nOutput:\n```\n[]\n```\n")
+    report = _triage(ticket)
+    [f] = [f for f in report["findings"] if f["id"] == "smoke-no-gpu"]
+    assert f["severity"] == "warning" and f["evidence"]["nvml_gpus"] == "unknown"
+    assert "install CUDA 11.2 and cuDNN 8.1" in f["hint"]
+    # the same list with no sign of a driver or a GPU is no finding: nothing says one was wanted
+    quiet = _triage("TensorFlow: 2.11.0\n\n[]\n")
+    assert not [f for f in quiet["findings"] if f["id"] == "smoke-no-gpu"]

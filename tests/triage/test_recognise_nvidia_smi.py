@@ -144,3 +144,15 @@ def test_other_failure_lines():
         (5, "driver.nvml_error", "NVML_ERROR_NO_PERMISSION"),
         (5, "driver.nvidia_smi_error", "Failed to initialize NVML: Insufficient Permissions"),
     ]
+
+
+def test_header_fields_pasted_one_per_line():
+    """nvidia-smi's header retyped a field a line (huggingface/community-events#118): "Driver
+    Version: 515.65.01" is the driver, the "CUDA Version: 11.7" beside it the driver's CUDA; a
+    "CUDA Version" line alone (an issue template's toolkit) is not read here."""
+    lines = ["NVIDIA-SMI 515.65.01    ", "Driver Version: 515.65.01    ", "CUDA Version: 11.7",
+             "TensorFlow: 2.11.0"]
+    assert [(o.path, o.value, o.line) for o in observe_all(nvidia_smi, lines)] == [
+        ("driver.driver_version", "515.65.01", 2), ("driver.cuda_driver_version", "11.7", 3)]
+    assert observe_all(nvidia_smi, ["- CUDA Version: 11.7", "- cuDNN: 8.5"]) == []
+    assert observe_all(nvidia_smi, ["Driver Version: latest"]) == []

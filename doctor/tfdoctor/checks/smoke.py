@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tfdoctor.checks.advice import fill_hint
+from tfdoctor.checks.advice import cuda_libraries, fill_hint
 from tfdoctor.checks.smoke_inputs import DONE, RUN_ENDS, no_result_cause, recipe_results
 from tfdoctor.checks.smoke_kernels import kernels_could_not_run, kernels_failed
 from tfdoctor.checks.tensorflow import wants_gpu_signs
@@ -244,15 +244,19 @@ def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     seen = [d for d in s.devices if d.device_type == "GPU"]
     present = len(facts.driver.gpus)
     expected = config.expect_gpus if config.expect_gpus is not None else present
-    if not seen and not expected and not s.is_cuda_build:
+    # A ticket without a GPU list that shows a GPU or a driver somewhere, or whose user names the
+    # GPU they mean to use, wants it used.
+    wanted = bool(expected) or (not facts.known("driver.gpus") and wants_gpu_signs(facts))
+    if not seen and not wanted and not s.is_cuda_build:
         # Nothing here says "sees the GPUs": no GPU, none expected, a CPU-only build. [ok]
         # would claim what was never shown.
         raise NotApplicable("no GPU here and none expected, and this TensorFlow is CPU-only")
     reasons = [c for c in s.causes if c.id in CAUSES and CAUSES[c.id].explains_no_gpu]
-    evidence = {"tensorflow_gpus": str(len(seen)), "nvml_gpus": str(present)}
+    evidence = {"tensorflow_gpus": str(len(seen)),
+                "nvml_gpus": str(present) if facts.known("driver.gpus") else "unknown"}
     for i, cause in enumerate(reasons[:4]):
         evidence[f"cause{'' if i == 0 else i + 1}"] = f"{CAUSES[cause.id].message} [{cause.line}]"
-    if not seen and (s.is_cuda_build or expected):
+    if not seen and (s.is_cuda_build or wanted):
         first = CAUSES[reasons[0].id] if reasons else None
         yield Finding(
             "smoke-no-gpu",
@@ -264,7 +268,9 @@ def check_smoke_gpus(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                 else "; its log names no cause."
             ),
             evidence,
-            cause_hint(first, facts) if first else "Run with TF_CPP_MAX_VLOG_LEVEL=3 to see more.",
+            cause_hint(first, facts) if first else
+            "Its start-up log (TF_CPP_MIN_LOG_LEVEL=0, and TF_CPP_MAX_VLOG_LEVEL=3 for the libraries it "
+            f"tries) says why; the CUDA libraries are the usual reason: {cuda_libraries(facts)}.",
             links=(first.link,) if first and first.link else (),
         )
     elif seen and expected and len(seen) < expected:

@@ -26,6 +26,8 @@ _VERSION = re.compile(r"\d+\.\d+(?:\.\d+)*")
 _CUDA = re.compile(r"\d+\.\d+")
 
 # `nvidia-smi -q`: "    Product Name                          : A100-SXM4-40GB"
+_HEADER_FIELD = re.compile(r"Driver Version:\s*(\S+)")
+_HEADER_CUDA = re.compile(r"CUDA Version:\s*(\S+)")
 _KEY_VALUE = re.compile(r"(\s*)([A-Za-z][\w ./()-]{0,60}?)\s+:\s?(.*)")
 _Q_GPU = re.compile(r"GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*")
 _Q_SECTION = re.compile(r"(\s+)([A-Za-z][\w ./()-]{0,60})")
@@ -76,11 +78,28 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
             if kv and not kv.group(1):
                 yield from query.start(number, s)
                 continue
+            field = _HEADER_FIELD.fullmatch(t)
+            if field and _VERSION.fullmatch(field.group(1)):
+                # the table header's fields pasted one per line: "Driver Version: 515.65.01", and its
+                # "CUDA Version: 11.7" beside it
+                yield _obs("driver.driver_version", field.group(1), number)
+                yield from _header_cuda(lines, number)
+                continue
         yield from _failure(number, t)
     if table.active:
         yield from table.end()
     if query.active:
         yield from query._flush()
+
+
+def _header_cuda(lines: Sequence[str], number: int) -> Iterator[Observation]:
+    """The "CUDA Version: X" of the header fields, on a line next to "Driver Version: ..."."""
+    for j in (number, number - 2, number + 1, number - 3):  # 0-based: the lines around `number`
+        if 0 <= j < len(lines) and len(lines[j]) < 200:
+            cuda = _HEADER_CUDA.fullmatch(lines[j].strip())
+            if cuda and _CUDA.fullmatch(cuda.group(1)):
+                yield _obs("driver.cuda_driver_version", cuda.group(1), j + 1)
+                return
 
 
 def _failure(number: int, t: str) -> Iterator[Observation]:
