@@ -113,3 +113,18 @@ def test_explain_gives_the_fix_for_the_release_asked_for() -> None:
     assert "<your version>" in rule.output and "{" not in rule.output
     windows = CliRunner().invoke(cli, ["explain", "tf-log-library-not-loaded", "--tf", "2.12", "--windows"])
     assert "WSL2" in windows.output
+
+
+NO_TF_KERAS = "ModuleNotFoundError: No module named 'tf_keras'"
+
+
+@pytest.mark.parametrize("family", [f for f in FAMILIES if tuple(map(int, f.split(".")[:2])) >= (2, 16)])
+def test_tf_keras_advice_names_the_releases_own_series(family: str) -> None:
+    """tf-keras publishes one series per TensorFlow minor: the hint installs this release's."""
+    hint = _hint(f"tensorflow=={family}.0\n{NO_TF_KERAS}\n", "tf-log-tf-keras-not-installed")
+    assert f"tf-keras~={family}.0" in hint and "{tf_keras}" not in hint
+
+
+def test_tf_keras_advice_without_the_release_is_the_rule() -> None:
+    hint = _hint(f"{NO_TF_KERAS}\n", "tf-log-tf-keras-not-installed")
+    assert "tf-keras~=<TensorFlow's major.minor>.0" in hint

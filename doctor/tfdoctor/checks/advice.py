@@ -10,10 +10,10 @@ from __future__ import annotations
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor import compat
-from tfdoctor.checks.common import nvidia_wheel
+from tfdoctor.checks.common import nvidia_wheel, pip_install
 from tfdoctor.facts import Facts
 
-PLACEHOLDERS = ("{nvcc_wheel}", "{cuda_libraries}", "{driver_for_tf}")
+PLACEHOLDERS = ("{nvcc_wheel}", "{cuda_libraries}", "{driver_for_tf}", "{tf_keras}")
 
 
 def _release(facts: Facts) -> tuple[Version, compat.TfRelease] | None:
@@ -83,6 +83,30 @@ def driver_for_tf(facts: Facts) -> str:
                need.full != floor else "") + ")")
 
 
+def install_tf_keras(facts: Facts, series: str) -> str:
+    """`pip install tf-keras~=X.Y.0`, without dependencies when TensorFlow's distribution is not
+    literally `tensorflow`.
+
+    tf-keras's only Requires-Dist is `tensorflow>=X.Y,<X.Y+1` (tf_keras 2.21.0 METADATA), while
+    tensorflow-cpu, tensorflow-intel, tensorflow-macos, tf-nightly... provide the same import
+    package under another name: pip would install the full `tensorflow` beside them, a second
+    distribution whose files overwrite the installed one's (issue 12).
+    """
+    tf = facts.tensorflow
+    names = {d.name for d in tf.distributions} if tf else set()
+    extra = ("--no-deps",) if names and "tensorflow" not in names else ()
+    return pip_install(facts, f"tf-keras~={series}.0", extra=extra)
+
+
+def tf_keras(facts: Facts) -> str:
+    """The tf-keras of this TensorFlow's series (Keras 2 beside TensorFlow 2.16 and later), or the
+    rule when the release is not known."""
+    hit = _release(facts)
+    if hit is None or hit[0] < Version("2.16"):
+        return "pip install 'tf-keras~=<TensorFlow's major.minor>.0'"
+    return install_tf_keras(facts, f"{hit[0].major}.{hit[0].minor}")
+
+
 def fill_hint(hint: str, facts: Facts) -> str:
     """A catalogue hint with its placeholders filled for this TensorFlow release and platform."""
     if "{nvcc_wheel}" in hint:
@@ -91,4 +115,6 @@ def fill_hint(hint: str, facts: Facts) -> str:
         hint = hint.replace("{cuda_libraries}", cuda_libraries(facts))
     if "{driver_for_tf}" in hint:
         hint = hint.replace("{driver_for_tf}", driver_for_tf(facts))
+    if "{tf_keras}" in hint:
+        hint = hint.replace("{tf_keras}", tf_keras(facts))
     return hint

@@ -9,6 +9,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from tfdoctor import compat
+from tfdoctor.checks.advice import install_tf_keras
 from tfdoctor.checks.common import pip_install, version
 from tfdoctor.facts import Facts, ProbeIssue
 from tfdoctor.findings import Finding, Remediation, Severity
@@ -114,7 +115,7 @@ def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                       "to import.", {"env.TF_USE_LEGACY_KERAS": facts.env["TF_USE_LEGACY_KERAS"]},
                       hint="Install tf-keras of the same series as TensorFlow, or unset the variable.",
                       remediation=Remediation("pin-python-packages", (
-                          _install_tf_keras(facts, series),)), links=(KERAS3,))
+                          install_tf_keras(facts, series),)), links=(KERAS3,))
     elif keras is not None and keras.major < 3 and not legacy:
         yield Finding("keras-2-with-tf216", Severity.ERROR,
                       f"Keras {pk['keras']} is installed, but TensorFlow {tf.version} needs Keras 3.",
@@ -136,7 +137,7 @@ def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                        "tensorflow.version": tf.version or ""},
                       hint="Keep the Keras 2 code: pip install tf-keras of TensorFlow's series and export "
                            "TF_USE_LEGACY_KERAS=1 before Python starts; or port the code to Keras 3.",
-                      remediation=Remediation("pin-python-packages", (_install_tf_keras(facts, series),)),
+                      remediation=Remediation("pin-python-packages", (install_tf_keras(facts, series),)),
                       links=(KERAS3,))
     needs_keras2 = [name for name in KERAS2_PACKAGES if name in pk]
     if needs_keras2 and tf_keras is None and not (legacy and "tf-keras" not in pk):
@@ -149,14 +150,14 @@ def keras_version(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                        "tf-keras": "not installed" if listed else "unknown"},
                       hint=f"Install tf-keras of TensorFlow's series ({KERAS2_PACKAGES[name]}).",
                       remediation=Remediation("pin-python-packages", (
-                          _install_tf_keras(facts, series),)), links=(KERAS3,))
+                          install_tf_keras(facts, series),)), links=(KERAS3,))
     if tf_keras is not None and (tf_keras.major, tf_keras.minor) != (tfv.major, tfv.minor):
         yield Finding("tf-keras-mismatch", Severity.WARNING,
                       f"tf-keras {pk['tf-keras']} does not match TensorFlow {tf.version}.",
                       {"tf-keras": pk["tf-keras"], "tensorflow.version": tf.version or ""},
                       hint="tf-keras releases track TensorFlow's minor version.",
                       remediation=Remediation("pin-python-packages", (
-                          _install_tf_keras(facts, series),)))
+                          install_tf_keras(facts, series),)))
 
 
 KERAS2_PACKAGES = {
@@ -170,21 +171,6 @@ KERAS2_PACKAGES = {
 }
 """Packages whose Keras code is Keras 2 only, with what else they need beside tf-keras (checked
 2026-11-23)."""
-
-
-def _install_tf_keras(facts: Facts, series: str) -> str:
-    """`pip install tf-keras~=X.Y.0`, without dependencies when TensorFlow's distribution is not
-    literally `tensorflow`.
-
-    tf-keras's only Requires-Dist is `tensorflow>=X.Y,<X.Y+1` (tf_keras 2.21.0 METADATA), while
-    tensorflow-cpu, tensorflow-intel, tensorflow-macos, tf-nightly... provide the same import
-    package under another name: pip would install the full `tensorflow` beside them, a second
-    distribution whose files overwrite the installed one's (issue 12).
-    """
-    tf = facts.tensorflow
-    names = {d.name for d in tf.distributions} if tf else set()
-    extra = ("--no-deps",) if names and "tensorflow" not in names else ()
-    return pip_install(facts, f"tf-keras~={series}.0", extra=extra)
 
 
 def _keras_before_216(facts: Facts, tf_version: str, tfv: Version) -> Iterator[Finding]:
