@@ -40,6 +40,18 @@ def test_tokens_in_custom_variable_names_and_values():
     assert {"correct-horse", "ghp_" + "a" * 30, "ghp_" + "b" * 30, "Hunter2Canary"} <= set(found)
 
 
+def test_mangled_cpp_symbols_are_code_not_secrets():
+    """The loader's "undefined symbol: _ZN4absl12lts_2022062320raw_logging_internal..." says
+    which TensorFlow a package was built against (dm-reverb, google-deepmind/reverb#109): a name
+    of code, kept; a mixed-case key of the same length that only starts like one is still hidden."""
+    symbol = "_ZN4absl12lts_2022062320raw_logging_internal21internal_log_functionB5cxx11E"
+    line = f"reverb/libpybind.so: undefined symbol: {symbol}"
+    assert scrub_secrets(line) == line
+    fake = "_ZN9" + "Qx7Lp2Mz8Rt4Vb6Nw3Kj5Hg1Ye0Ua3Ic9Op5As"  # one part, then no end of a name
+    assert scrub_secrets(f"key {fake}") == "key <redacted>"
+    assert scrub_secrets("token sk1Zq8Wn4Lx7Vb2Rt9Mp3Kc6Hj5Gd0Fs") == "token <redacted>"
+
+
 @pytest.mark.parametrize("path", ["/gpfs/home/zoe4711/venv", "/mnt/c/Users/zoe4711/venv",
                                   "/export/home/zoe4711/x"])
 def test_user_names_in_cluster_and_wsl_paths(path):

@@ -70,6 +70,31 @@ def _mixed_case_digits(word: str) -> bool:
     )
 
 
+def _mangled(word: str) -> bool:
+    """A namespaced C++ symbol as the Itanium ABI mangles it (the dynamic loader's "undefined
+    symbol: _ZN4absl12lts_2022062320raw_logging_internal21internal_log_functionB5cxx11E"): "_ZN",
+    two or more <length><identifier> parts whose lengths match, then the end of the name (E), an
+    ABI tag (B), template arguments (I) or a constructor (C). It names code, not a secret, and
+    says which library a package was built against."""
+    if not word.startswith("_ZN"):
+        return False
+    i, parts = 3, 0
+    while i < len(word) and word[i].isdigit():
+        j = i
+        while j < len(word) and word[j].isdigit():
+            j += 1
+        n = int(word[i:j])
+        ident = word[j : j + n]
+        if n == 0 or len(ident) != n or ident[0].isdigit() or not ident.replace("_", "a").isalnum():
+            return False
+        parts, i = parts + 1, j + n
+    return parts >= 2 and i < len(word) and word[i] in "EBIC"
+
+
+def _secret_looking(word: str) -> bool:
+    return _mixed_case_digits(word) and not _mangled(word)
+
+
 def scrub_secrets(text: str, literals: tuple[str, ...] = ()) -> str:
     """`text` with every secret-looking part replaced by <redacted>; known secret values first.
 
@@ -82,9 +107,9 @@ def scrub_secrets(text: str, literals: tuple[str, ...] = ()) -> str:
     text = _TOKENS.sub(REDACTED, text)
     text = _BEARER.sub(lambda m: m.group(1) + " " + REDACTED, text)
     text = _key_values(text)
-    text = _MIXED.sub(lambda m: REDACTED if _mixed_case_digits(m.group(0)) else m.group(0), text)
+    text = _MIXED.sub(lambda m: REDACTED if _secret_looking(m.group(0)) else m.group(0), text)
     text = _AWS_SECRET.sub(
-        lambda m: REDACTED if _mixed_case_digits(m.group(0)) else m.group(0), text
+        lambda m: REDACTED if _secret_looking(m.group(0)) else m.group(0), text
     )
     return _HEX.sub(
         lambda m: (
