@@ -137,3 +137,14 @@ def test_an_empty_gpu_list_beside_a_driver_is_a_finding_with_the_releases_advice
     # the same list with no sign of a driver or a GPU is no finding: nothing says one was wanted
     quiet = _triage("TensorFlow: 2.11.0\n\n[]\n")
     assert not [f for f in quiet["findings"] if f["id"] == "smoke-no-gpu"]
+
+
+def test_a_short_template_keeps_its_quotes() -> None:
+    """"'%s' failed with '%s'" (tf_gpu_runtime_wrappers.cc) with its quotes optional was any
+    sentence with "failed with" in it: conda's "Solving environment: failed with initial frozen
+    solve" became a CUDA error (loopbio/n2v#111). A template of few fixed words matches only with
+    the quotes it prints; a real instance still does."""
+    assert logmap.recognise("Solving environment: failed with initial frozen solve. Retrying with flexible "
+                            "solve.") is None
+    real = "'cuModuleLoadData(&module, data)' failed with 'CUDA_ERROR_INVALID_PTX'"
+    assert logmap.recognise(real) == ("ptx-invalid", "CUDA_ERROR_INVALID_PTX")

@@ -37,6 +37,9 @@ SOURCES = (
 )
 """One TOML per source; the other files there (tf_sources, classify, new_causes, ...) are inputs."""
 
+STRICT_QUOTES_BELOW = 16
+"""A template with fewer fixed characters than this (quotes and spaces aside) matches only with the
+quotes it prints around its values."""
 TRUNCATED_MIN = 40
 """Fixed characters of a template a truncated line must hold (all of them for a shorter template)."""
 MAX_LINE = 4000
@@ -139,8 +142,9 @@ def _tokens(text: str) -> Iterator[tuple[str, str]]:
         yield "lit", lit
 
 
-def _literal(chars: str, before_ph: bool, after_ph: bool) -> str:
-    """A literal piece as a pattern: whitespace runs as \\s+, any quote for a quote (optional by a value)."""
+def _literal(chars: str, before_ph: bool, after_ph: bool, strict: bool = False) -> str:
+    """A literal piece as a pattern: whitespace runs as \\s+, any quote for a quote (optional by a
+    value, unless `strict`)."""
     out = []
     for i, run in enumerate(re.split(r"(\s+)", chars)):
         if not run:
@@ -150,7 +154,8 @@ def _literal(chars: str, before_ph: bool, after_ph: bool) -> str:
             continue
         for j, c in enumerate(run):
             if c in _QUOTES:
-                touching = (before_ph and i == 0 and j == 0) or (after_ph and j == len(run) - 1)
+                by_value = (before_ph and i == 0 and j == 0) or (after_ph and j == len(run) - 1)
+                touching = by_value and not strict
                 out.append(_QUOTE_CLASS + ("?" if touching else ""))
             else:
                 out.append(re.escape(c))
@@ -175,8 +180,9 @@ def _value(ph: str) -> str:
     return _VALUE
 
 
-def _chunks(text: str) -> list[_Chunk]:
-    """The template as word-sized pattern chunks (the space before a word opens its chunk)."""
+def _chunks(text: str, strict: bool = False) -> list[_Chunk]:
+    """The template as word-sized pattern chunks (the space before a word opens its chunk); quotes
+    around a value are optional unless `strict`."""
     toks = list(_tokens(text))
     chunks: list[_Chunk] = []
     pat, fixed, src = "", 0, ""
@@ -194,12 +200,12 @@ def _chunks(text: str) -> list[_Chunk]:
                 # The space between two words opens the next chunk, so a line cut after a word
                 # (a paste, a wrap) ends a chunk cleanly.
                 word = piece.rstrip()
-                pat += _literal(word, before_ph and n == 0, False) if word else ""
+                pat += _literal(word, before_ph and n == 0, False, strict) if word else ""
                 fixed += len(word.strip())
                 chunks.append(_Chunk(pat, fixed, "\n" in piece[len(word) :], src + word))
                 pat, fixed, src = (r"\s+" if word or chunks else r"\s*"), 0, ""
                 continue
-            pat += _literal(piece, before_ph and n == 0, after_ph and last)
+            pat += _literal(piece, before_ph and n == 0, after_ph and last, strict)
             fixed += len(piece.strip())
             src += piece
     if pat:
@@ -235,7 +241,11 @@ def _compile(t: Template) -> _Compiled:
     # fixed text (which lets the regex engine scan for it) and stops at the last.
     text = re.sub(r"^(?:" + PLACEHOLDER.pattern + r")+", "", t.text).lstrip()
     text = re.sub(r"(?:" + PLACEHOLDER.pattern + r")+$", "", text).rstrip()
-    chunks = _chunks(text)
+    # A template whose words are few ("'%s' failed with '%s'") keeps its quotes: without them it is
+    # any sentence with "failed with" in it (conda's "Solving environment: failed with initial frozen
+    # solve").
+    strict = len(re.sub(r"\s|['\"`‘’“”]", "", _without_values(text))) < STRICT_QUOTES_BELOW
+    chunks = _chunks(text, strict)
     total = sum(c.fixed for c in chunks)
     end = _end(t.text)
     full = re.compile("".join(c.pattern for c in chunks) + end)
