@@ -190,3 +190,23 @@ def test_python_3_8_target(tmp_path):
     python, tf = probe(venv.python)
     assert python.version.startswith("3.8.")
     assert tf.requirements == {"numpy": "<=1.24.3,>=1.22"}
+
+
+def test_tensorrt_wheels_reach_the_tf_trt_judgement(fake_venv):
+    """A live run's installed TensorRT is pip's wheel, read by the real target probe: NVIDIA's
+    per-CUDA libs wheel beside TensorFlow 2.10, whose wheel dlopens libnvinfer.so.7 (the release
+    table), is another major, and the tensorrt check says so."""
+    from dataclasses import replace
+
+    from helpers import healthy, judge
+    from tfdoctor import stack
+
+    fake_venv.add_dist("tensorflow", "2.10.1", record={BUILD_INFO_PATH: CUDA_INFO.encode()})
+    fake_venv.add_tensorflow(build_info=CUDA_INFO)
+    fake_venv.add_dist("tensorrt-cu12-libs", "10.0.1")
+    python, tf = probe(fake_venv.python)
+    assert python.packages["tensorrt-cu12-libs"] == "10.0.1"
+    facts = replace(healthy(), python=python, tensorflow=tf)
+    fit = stack.tensorrt(facts)
+    assert fit is not None and fit.fits is False and fit.have_from.startswith("tensorrt-cu12-libs")
+    assert [f.id for f in judge(facts).findings if f.check == "tensorrt"] == ["tensorrt-wrong-version"]

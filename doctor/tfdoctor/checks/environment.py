@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from tfdoctor.checks.common import CUDA_ENV, parse_visible_devices
 from tfdoctor.facts import Facts
 from tfdoctor.findings import Finding, Remediation, Severity
+from tfdoctor.knowledge import catalogue
 from tfdoctor.registry import CheckConfig, CouldNotCheck, NotApplicable, check
 
 
@@ -102,14 +103,14 @@ def gpu_allocator(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     if family not in ASYNC_ALLOCATOR_BROKEN or \
             (facts.smoke and any(c.id == "allocator-stats-missing" for c in facts.smoke.causes)):
         return
+    record = catalogue().causes["tf-log-allocator-stats-missing"]  # (its hint and link, one place)
     yield Finding(
         "tf-log-allocator-stats-missing", Severity.ERROR,
         f"TF_GPU_ALLOCATOR=cuda_malloc_async is set, and TensorFlow {release}'s asynchronous "
         "allocator keeps no statistics: device creation, training and model loading fail "
         "(\"No allocator statistics\").",
         {"env.TF_GPU_ALLOCATOR": value, "tensorflow.version": release},
-        hint="Unset TF_GPU_ALLOCATOR, or upgrade TensorFlow (2.6 and newer fix the allocator).",
-        links=("https://github.com/tensorflow/tensorflow/issues/48545",))
+        hint=record.hint, links=(record.link,) if record.link else ())
 
 
 @check("probes-complete", "Every probe finished", "tfdoctor", emits=("probe-failed",))
