@@ -12,6 +12,7 @@ from tfdoctor.knowledge import catalogue
 from tfdoctor.smoke.logmap import HARMLESS
 
 if TYPE_CHECKING:
+    from tfdoctor.facts import Facts
     from tfdoctor.report import Report
 
 
@@ -130,10 +131,20 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
     total = len(report.outcomes) or 1
     # What the report already points at comes first: the facts that would confirm its findings.
     pointed = [f for f in report.findings if not f.caused_by]
-    if _no_log(report) and not report.facts.known("cuda_driver"):
-        scores[_command("cuda_driver")] = 8.0  # no TensorFlow log that says anything: ask early
-        facts_of[_command("cuda_driver")] = "cuda_driver"
-        decides[_command("cuda_driver")] = []
+    # No TensorFlow log that says anything: ask early, and before nvidia-smi (below). The log of one
+    # import shows what of nvidia-smi matters to TensorFlow (the driver's version and errors as
+    # libcuda reports them, the GPUs TensorFlow creates and their compute capability) and more:
+    # every library it loads or cannot. pip list keeps its own rank (what is installed, another
+    # area). Not before nvidia-smi on several GPUs at once (the GPUs were found: how they connect is
+    # the question, which nvidia-smi topo and the kernel show), nor on WSL (nvidia-smi there shows
+    # whether the Windows driver reaches Linux at all, which TensorFlow's log cannot tell from a
+    # driver not installed).
+    log = _command("cuda_driver")
+    no_log = _no_log(report) and not report.facts.known("cuda_driver")
+    if no_log:
+        scores[log] = 8.0
+        facts_of[log] = "cuda_driver"
+        decides[log] = []
     evidence: dict[str, float] = {}
     for index, finding in enumerate(pointed):
         weight = min(index, 3)
@@ -159,6 +170,8 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
             facts_of.setdefault(command, fact)
             if outcome.check not in decides.setdefault(command, []):
                 decides[command].append(outcome.check)
+    if no_log and not report.facts.platform.is_wsl and not _several_gpus(report.facts):
+        scores[log] = max(scores[log], scores.get(_command("driver"), 0.0) + 0.5)
     # what would confirm the findings comes first; the checks each command decides break ties
     best = sorted(scores, key=lambda c: (-evidence.get(c, 0.0), -scores[c]))[:LIMIT]
     return tuple(AskFor(facts_of[c], c, tuple(decides[c])) for c in best)
@@ -169,6 +182,13 @@ def _no_log(report: Report) -> bool:
     s = report.facts.smoke
     return s is None or (s.outcome == "ticket" and not s.devices and not s.recipes
                          and all(c.id == HARMLESS for c in s.causes))
+
+
+def _several_gpus(facts: Facts) -> bool:
+    """The user runs TensorFlow on several GPUs at once: a multi-GPU strategy or CUDA_VISIBLE_DEVICES
+    naming more than one."""
+    visible = facts.env.get("CUDA_VISIBLE_DEVICES")
+    return facts.intent.multi_gpu or (visible is not None and len([d for d in visible.split(",") if d.strip()]) > 1)
 
 
 def _known(report: Report, fact: str) -> bool:

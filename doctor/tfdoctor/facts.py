@@ -553,6 +553,10 @@ class IntentFacts:
     start_seconds: float | None = None
     """How long the ticket says each start of GPU work takes ("a first-time delay of 90-120 seconds
     when we create the session", "takes 20 minutes to start"), in seconds, the least figure given."""
+    multi_gpu: bool = False
+    """The ticket runs TensorFlow on several GPUs at once: its code uses a tf.distribute strategy that
+    spans GPUs (MirroredStrategy, MultiWorkerMirroredStrategy, CentralStorageStrategy), or its words
+    say multi-GPU / multiple GPUs."""
 
 
 @dataclass(frozen=True, slots=True)

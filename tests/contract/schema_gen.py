@@ -136,6 +136,7 @@ def type_schema(tp: Any, found: list[type]) -> dict[str, Any]:
 ADDED_LATER: set[tuple[str, str]] = {
     ("Facts", "tensorrt"),
     ("IntentFacts", "start_seconds"),
+    ("IntentFacts", "multi_gpu"),
     ("IntentFacts", "no_wheel"),
     ("HostFacts", "kernel_log_read"),
     ("HostFacts", "prime_profile"),

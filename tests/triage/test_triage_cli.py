@@ -342,3 +342,36 @@ def test_a_build_taken_from_the_tables_is_marked_assumed_and_still_unknown_to_as
     worded = replace(shown, provenance={**shown.provenance, "tensorflow.cuda_version":
                                         "tested build configuration of TensorFlow 2.15.1"})
     assert asks._known(build_report(worded), "tensorflow.build")
+
+
+def test_a_ticket_without_tensorflows_log_is_asked_for_it_before_nvidia_smi() -> None:
+    """A GPU not found and no line of TensorFlow's log (the TF issue template's first request): the
+    log of one import comes before nvidia-smi, whose facts that matter to TensorFlow it shows too.
+    On several GPUs at once (a multi-GPU strategy, CUDA_VISIBLE_DEVICES naming two) and on WSL,
+    nvidia-smi stays first; pip list keeps its own rank."""
+    from tfdoctor.asks import TF_LOG
+    from tfdoctor.triage import triage_facts
+
+    def commands(text: str) -> list[str]:
+        facts, _ = triage_facts([text])
+        return [a.command for a in build_report(facts).ask_for]
+
+    alone = "Ubuntu 22.04, RTX 3090: tf.config.list_physical_devices('GPU') returns an empty list\n"
+    asked = commands(alone)
+    assert asked.index(TF_LOG) < asked.index("nvidia-smi")
+    for several in ("strategy = tf.distribute.MirroredStrategy()\n", "export CUDA_VISIBLE_DEVICES=5,6\n",
+                    "Training on multiple GPUs hangs.\n"):
+        facts, _ = triage_facts([alone + several])
+        assert facts.intent.multi_gpu or facts.env.get("CUDA_VISIBLE_DEVICES") == "5,6", several
+        asked = commands(alone + several)
+        assert asked.index("nvidia-smi") < asked.index(TF_LOG), several
+    asked = commands(alone.replace("Ubuntu 22.04", "Ubuntu 22.04 on WSL2"))
+    assert asked.index("nvidia-smi") < asked.index(TF_LOG)
+    # a log that shows something is not asked for again first
+    asked = commands(alone + TICKET)
+    assert asked[0] != TF_LOG
+    # one GPU named after CUDA_VISIBLE_DEVICES is not several
+    facts, _ = triage_facts([alone + "export CUDA_VISIBLE_DEVICES=1\n"])
+    assert not facts.intent.multi_gpu
+    asked = commands(alone + "export CUDA_VISIBLE_DEVICES=1\n")
+    assert asked.index(TF_LOG) < asked.index("nvidia-smi")

@@ -105,9 +105,10 @@ def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
     intent = IntentFacts(gpu=seen.get("intent.gpu") or None, and_cuda=bool(seen.get("intent.and_cuda")),
                          worked_with=seen.get("intent.worked_with") or None, pip_install=pip_install,
                          no_wheel=tuple(dict.fromkeys(str(ob.value) for ob in seen.each("intent.no_wheel"))),
-                         start_seconds=seen.get("intent.start_seconds"))
+                         start_seconds=seen.get("intent.start_seconds"),
+                         multi_gpu=bool(seen.get("intent.multi_gpu")))
     for path in ("intent.gpu", "intent.and_cuda", "intent.worked_with", "intent.pip_install",
-                 "intent.no_wheel", "intent.start_seconds"):
+                 "intent.no_wheel", "intent.start_seconds", "intent.multi_gpu"):
         if seen.get(path):
             provenance[path] = seen.where(path) or ""
     # The libraries a ticket shows are those the user says are not found: the list stays unknown

@@ -96,6 +96,12 @@ _WORKED = gated(re.compile(
 _MULTI_GPU_NAN = gated(re.compile(
     r"(?:MirroredStrategy|multi-?gpu|multiple gpus|pairs? of gpus)[^\n]{0,80}\bnan\b"
     r"|\bnan\b[^\n]{0,80}(?:MirroredStrategy|multi-?gpu|multiple gpus|pairs? of gpus)", re.IGNORECASE))
+# "strategy = tf.distribute.MirroredStrategy()", "training on multiple GPUs": TensorFlow on several
+# GPUs at once (the strategies of tf.distribute that span GPUs; OneDeviceStrategy and TPUStrategy do
+# not). A fact of what the user runs, which decides what to ask first (asks.py), never a cause.
+_MULTI_GPU = gated(re.compile(
+    r"\b(?:MultiWorker)?MirroredStrategy\b|\bCentralStorageStrategy\b|\bmulti-?gpus?\b"
+    r"|\b(?:multiple|several) (?:NVIDIA )?gpus\b", re.IGNORECASE))
 # "a first-time delay of 90-120 seconds when we create the session", "takes 20 minutes to start":
 # how long each start of GPU work takes, as the user timed it (checks/gpu.py gpu-slow-start judges
 # it against the build's architectures, as it judges a live run's device creation time)
@@ -190,6 +196,7 @@ _FINDERS = (
     _Finder.of(_CPU_BUILD, ("tensorflow.is_cuda_build",)),
     _Finder.of(_CONDA, ("python.conda",)),
     _Finder.of(_MULTI_GPU_NAN, ("run.multi_gpu_wrong",)),
+    _Finder.of(_MULTI_GPU, ("intent.multi_gpu",)),
     _Finder.of(_START_DELAY, ("intent.start_seconds",)),
     _Finder.of(_NO_WHEEL, ()),
     _Finder.of(_PIP_INSTALL, (), search=_PIP_IN_FOLDED, on_folded=True),
@@ -199,7 +206,7 @@ _FINDERS = (
 _GPU_WORDS_FINDER)."""
 _GPU_WORDS_FINDER = _Finder.of(_GPU_WORDS, ("intent.gpu",))
 _CLAIM_GATE = Gate((_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU, _GPU_WORDS, _JETSON,
-                    _AND_CUDA, _CONDA, _CPU_BUILD, _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _START_DELAY,
+                    _AND_CUDA, _CONDA, _CPU_BUILD, _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _MULTI_GPU, _START_DELAY,
                     _NO_WHEEL, _PIP_INSTALL))
 """Every pattern a finder's search needs the words of: a line holding none of their keys is
 found by no finder (where such lines are most, they are left out before the finders' words are
@@ -456,6 +463,8 @@ def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]
         yield "python.conda", True
     if "run.multi_gpu_wrong" not in done and _MULTI_GPU_NAN.search(line, low):
         yield "run.multi_gpu_wrong", True
+    if "intent.multi_gpu" not in done and _MULTI_GPU.search(line, low):
+        yield "intent.multi_gpu", True
     if "intent.start_seconds" not in done:
         delay = _START_DELAY.search(line, low)
         if delay:
