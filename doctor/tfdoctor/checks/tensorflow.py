@@ -7,6 +7,7 @@ import shlex
 from collections.abc import Iterator
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from tfdoctor import compat, stack
@@ -90,6 +91,48 @@ def tf_installed(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
                       f"TensorFlow {tf.version} is unknown to this tfdoctor's tables "
                       f"(newest known: {compat.newest_tf()}); version-matrix checks are skipped.",
                       {"tensorflow.version": tf.version, "tables_checked": compat.tables_checked()})
+
+
+REQUIRES_TENSORFLOW = {
+    "tensorflow-text": "https://github.com/tensorflow/text/issues/1393",
+    "tensorflow-decision-forests": "https://github.com/tensorflow/decision-forests/blob/main/configure/setup.py",
+}
+"""Companions whose wheels require the `tensorflow` distribution by its name, whatever build of it is
+installed: tensorflow-text's setup.py ("tensorflow>=2.7.0, <2.8; platform_system != 'Darwin'",
+tensorflow-macos on macOS; tensorflow/text#547 and #1393 say pip then installs tensorflow beside
+tensorflow-cpu) and TensorFlow Decision Forests' ("tensorflow~=2.10.0"); read 2026-11-28."""
+OTHER_BUILDS = ("tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tf-nightly-cpu", "tf-nightly-gpu",
+                "intel-tensorflow", "intel-tensorflow-avx512", "tensorflow-rocm")
+"""Builds of TensorFlow a user installs instead of `tensorflow` (tensorflow-intel and tensorflow-cpu-aws
+are what `tensorflow` itself requires on Windows and Arm, not alternatives to it)."""
+
+
+@check("companion-brings-tensorflow", "A companion does not bring a second TensorFlow build", "tensorflow",
+       emits=("companion-brings-tensorflow",))
+def companion_brings_tensorflow(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """A ticket's pip install commands put a companion that requires `tensorflow` by name beside
+    another build of TensorFlow (tensorflow-cpu, tensorflow-gpu, tf-nightly): pip installs
+    `tensorflow` too, whichever comes first, and the two overwrite each other's `tensorflow` package.
+    Where the installed distributions are known, tf-installed judges them instead."""
+    if facts.known("tensorflow.distributions") or (facts.platform.system or "").lower() == "darwin":
+        raise NotApplicable("the installed distributions are known (tf-installed judges them), or macOS")
+    asked: dict[str, str] = {canonicalize_name(req.name): text for text in facts.intent.pip_install
+             if (req := _requirement(text)) is not None}
+    builds = [n for n in OTHER_BUILDS if n in asked]
+    companions = [n for n in REQUIRES_TENSORFLOW if n in asked]
+    if not builds or not companions or "tensorflow" in asked:
+        raise NotApplicable
+    build, companion = builds[0], companions[0]
+    yield Finding(
+        "companion-brings-tensorflow", Severity.WARNING,
+        f"{companion} requires the `tensorflow` distribution by name, so `pip install {asked[companion]}` "
+        f"beside {asked[build]} installs tensorflow too: two distributions then share one `tensorflow` "
+        "package and overwrite each other's files.",
+        {"pip install": f"{asked[build]}, {asked[companion]}", "requires": f"{companion} -> tensorflow"},
+        hint=f"After installing {companion}, remove the tensorflow it brought and install {asked[build]} "
+             f"again (pip uninstall tensorflow; pip install --force-reinstall --no-deps '{asked[build]}'), "
+             f"or install {companion} with --no-deps.",
+        links=(REQUIRES_TENSORFLOW[companion],))
 
 
 @check("tf-gpu-build", "TensorFlow is a GPU build on a GPU machine", "tensorflow",
