@@ -31,6 +31,13 @@ def _seen(text: str) -> list[tuple[str, object]]:
     # tensorflow/tensorflow#112272
     ("- Container: `nvcr.io/nvidia/tensorflow:25.02-tf2-py3`",
      [("platform.in_container", True), ("tensorflow.is_cuda_build", True)]),
+    # Singularity's and Apptainer's pull writes <name>_<tag>.sif (sylabs/singularity#3694)
+    ("$ singularity run --nv --nvccli tensorflow_latest-gpu.sif",
+     [("platform.in_container", True), ("tensorflow.is_cuda_build", True)]),
+    ("srun singularity exec --nv /nfsd/opt/sif-images/tensorflow_2.15.0-gpu.sif python3 main.py",
+     [("platform.in_container", True), ("tensorflow.version", "2.15.0"), ("tensorflow.is_cuda_build", True)]),
+    ("apptainer exec --nv tensorflow_22.06-tf2-py3.sif python", [("platform.in_container", True),
+                                                                  ("tensorflow.is_cuda_build", True)]),
 ])
 def test_an_image_names_where_and_which_tensorflow_runs(line: str, want: list) -> None:
     assert _seen(line) == want
@@ -40,6 +47,8 @@ def test_an_image_names_where_and_which_tensorflow_runs(line: str, want: list) -
     "see github.com/tensorflow/tensorflow:issues for more",
     "myorg/tensorflow/tensorflow:2.7.0-gpu-custom is our fork",
     "tensorflow/tensorflow:devel-gpu",
+    "singularity run --nv my_tensorflow_latest-gpu.sif",
+    "singularity run --nv tensorflow_env.sif",
 ])
 def test_other_words_and_images_are_not_read(line: str) -> None:
     assert _seen(line) == []
