@@ -475,6 +475,9 @@ class PlatformFacts:
     """The NVIDIA Container Toolkit's version on this machine (`nvidia-ctk --version`: "NVIDIA
     Container Toolkit CLI version 1.17.8" -> "1.17.8"); None where nvidia-ctk is not on PATH (inside
     a container it normally is not: the toolkit runs on the host)."""
+    hosted: str | None = None
+    """The hosted notebook runtime TensorFlow runs on ("Google Colab"), whose GPU runtime is set up
+    for the TensorFlow it preinstalls (triage: the ticket says so); None when not known to be one."""
 
 
 @dataclass(frozen=True, slots=True)

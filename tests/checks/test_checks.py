@@ -227,9 +227,13 @@ CASES = {
         tensorrt=TensorRtFacts(wanted="libnvinfer.so.8.6.1")), None),
     "tf-log-companion-no-wheel": (replace(H, intent=IntentFacts(no_wheel=("tensorflow-text",))),
                                   "tf-log-companion-no-wheel"),
+    # a ticket on Colab that installs a TensorFlow of its own
+    "hosted-runtime-tf-replaced": (change(H, platform={"hosted": "Google Colab"}, intent={
+        "pip_install": ("tensorflow==2.12.0",)}), None),
     # a ticket whose pip commands put tensorflow-text beside tensorflow-cpu; its pip list not shown
-    "companion-brings-tensorflow": (replace(H, unknown=(*H.unknown, "tensorflow.distributions"), intent=IntentFacts(
-        pip_install=("tensorflow-cpu==2.21.0", "tensorflow-text==2.21.0"))), None),
+    "companion-brings-tensorflow": (replace(
+        H, unknown=(*H.unknown, "tensorflow.distributions"),
+        intent=IntentFacts(pip_install=("tensorflow-cpu==2.21.0", "tensorflow-text==2.21.0"))), None),
     # a ticket whose user ran pip install tensorflow==2.21.0 (no [and-cuda]); libraries not shown
     "tf-installed-without-cuda": (replace(H, libraries=(), unknown=(*H.unknown, "libraries"),
                                           intent=IntentFacts(pip_install=("tensorflow==2.21.0",))), None),

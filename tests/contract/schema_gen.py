@@ -142,6 +142,7 @@ ADDED_LATER: set[tuple[str, str]] = {
     ("HostFacts", "prime_profile"),
     ("PlatformFacts", "wsl_driver_libs"),
     ("PlatformFacts", "container_toolkit"),
+    ("PlatformFacts", "hosted"),
     ("CudaDriverFacts", "copied_over"),
     ("GpuFacts", "memory_used_mib"),
     ("ToolkitFacts", "cudnn_version"),

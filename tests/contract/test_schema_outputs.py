@@ -3,8 +3,8 @@ against documents written by hand (tests/contract/documents: a report of a fixed
 found_via "preload" and "tensorflow", a cluster document; and damaged copies that must fail) and
 against what the tool writes: a venv after `fix --apply` of the preload fix, a `triage --json`
 and a `cluster --json` run on that venv, and a report whose library TensorFlow's own loader
-found (found_via "tensorflow", through the real probe_libraries). None of these documents comes from the schema
-generator, so a value the code writes and the schema lacks fails here (issue 21, item 6)."""
+found (found_via "tensorflow", through the real probe_libraries). None of these documents comes from
+the schema generator, so a value the code writes and the schema lacks fails here (issue 21, item 6)."""
 
 from __future__ import annotations
 

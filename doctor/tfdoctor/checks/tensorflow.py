@@ -135,6 +135,50 @@ def companion_brings_tensorflow(facts: Facts, config: CheckConfig) -> Iterator[F
         links=(REQUIRES_TENSORFLOW[companion],))
 
 
+HOSTED_ONE_TF = "https://github.com/tensorflow/tensorflow/issues/90014"
+TF_BUILD_NAMES = ("tensorflow", "tensorflow-gpu", "tf-nightly", "tf-nightly-gpu")
+
+
+@check("hosted-tf", "The TensorFlow on a hosted runtime is the one its GPU is set up for", "tensorflow",
+       emits=("hosted-runtime-tf-replaced",))
+def hosted_tf(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
+    """Colab's GPU runtime carries the CUDA and cuDNN of the TensorFlow it preinstalls: "Colab
+    runtime is configured with just one GPU version. If you install a version of TF that is using a
+    different GPU then you would only be able to use CPU" (a TensorFlow maintainer, tensorflow#90014);
+    "TF with GPU support is already installed by default in GPU runtimes; there's no need to install
+    your own" (the Colab team, googlecolab/colabtools#442). A ticket there that installs TensorFlow,
+    or names the release it runs, may run one the runtime is not set up for: a warning, since
+    the preinstalled release may be that one. Not where the install brings its own CUDA libraries
+    ([and-cuda]) or TensorFlow listed a GPU."""
+    hosted = facts.platform.hosted
+    if not hosted:
+        raise NotApplicable
+    installs = [text for text in facts.intent.pip_install if (req := _requirement(text)) is not None
+                and canonicalize_name(req.name) in TF_BUILD_NAMES]
+    tf = facts.tensorflow
+    named = tf.version if tf is not None and tf.version else None
+    gpu_listed = bool(facts.smoke and any(d.device_type == "GPU" for d in facts.smoke.devices))
+    own_cuda = facts.intent.and_cuda or any("and-cuda" in req.extras for text in installs
+                                            if (req := _requirement(text)) is not None)
+    if not (installs or named) or own_cuda or gpu_listed:
+        raise NotApplicable("no TensorFlow of the ticket's own, one with its CUDA libraries, or a GPU listed")
+    what = f"installs {installs[0]}" if installs else f"runs TensorFlow {named}"
+    release = stack.release_of(facts)
+    own = (f"; for {release.version}, pip install '{and_cuda_requirement(Version(release.version))}' brings "
+           "its own CUDA libraries" if release is not None and stack.pip_era(release) else "")
+    yield Finding(
+        "hosted-runtime-tf-replaced", Severity.WARNING,
+        f"On {hosted} the GPU runtime's CUDA and cuDNN are set up for the TensorFlow it preinstalls, and "
+        f"the ticket {what}: unless that release was built for the same CUDA and cuDNN, TensorFlow "
+        "finds no GPU and runs on the CPU.",
+        {"platform.hosted": f"{hosted} ({facts.provenance.get('platform.hosted', 'the ticket')})",
+         "tensorflow": ", ".join(installs) or named or ""},
+        hint="Use the runtime's own TensorFlow (Runtime > Disconnect and delete runtime, then run without "
+             f"installing TensorFlow){own}; or use a runtime version whose TensorFlow is the release the "
+             "code needs.",
+        links=(HOSTED_ONE_TF,))
+
+
 @check("tf-gpu-build", "TensorFlow is a GPU build on a GPU machine", "tensorflow",
        emits=("tf-cpu-only-build", "tf-windows-native-gpu"), needs="tensorflow", reads=("tensorflow",))
 def tf_gpu_build(facts: Facts, config: CheckConfig) -> Iterator[Finding]:

@@ -192,6 +192,9 @@ def _platform(seen: _Seen, unknown: list[str], note: Any, provenance: dict[str, 
                                       "platform.glibc", "platform.cpu_flags", "platform.in_container",
                                       "platform.is_wsl"):
             unknown.append(path)
+    if seen.get("platform.hosted"):
+        fields["hosted"] = seen.get("platform.hosted")
+        note("platform.hosted", "platform.hosted")
     if seen.get("platform.wsl_version") in (1, 2):
         fields["is_wsl"] = True
         fields["wsl_version"] = seen.get("platform.wsl_version")

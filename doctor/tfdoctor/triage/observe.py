@@ -84,6 +84,7 @@ PATHS: dict[str, str] = {
     "intent.pip_install": "tuple[str]: the requirements of a pip install command in the ticket",
     "intent.no_wheel": "str: a package the user says pip has no wheel or distribution of (prose), its PyPI name",
     "intent.start_seconds": "float: how long the user says each start of GPU work takes, in seconds (prose)",
+    "platform.hosted": "str: the hosted notebook runtime the ticket runs on ('Google Colab'), from its words or google.colab",
     "intent.multi_gpu": "bool: the ticket runs TensorFlow on several GPUs at once (a multi-GPU tf.distribute strategy in its code, or its words)",
     "run.multi_gpu_wrong": "bool: the user's multi-GPU training gives NaN or wrong numbers (prose)",
 }

@@ -102,6 +102,10 @@ _MULTI_GPU_NAN = gated(re.compile(
 _MULTI_GPU = gated(re.compile(
     r"\b(?:MultiWorker)?MirroredStrategy\b|\bCentralStorageStrategy\b|\bmulti-?gpus?\b"
     r"|\b(?:multiple|several) (?:NVIDIA )?gpus\b", re.IGNORECASE))
+# "on Google Colab", "my colab notebook", `from google.colab import drive`: TensorFlow runs on Colab,
+# whose GPU runtime is set up for the TensorFlow it preinstalls (checks/tensorflow.py hosted-tf). Not
+# a link (colab.research.google.com, googlecolab/colabtools): tracker templates ask for a Colab gist.
+_COLAB = gated(re.compile(r"(?<![\w/.-])(?:google[ .])?colab(?:oratory)?\b(?![./])", re.IGNORECASE))
 # "a first-time delay of 90-120 seconds when we create the session", "takes 20 minutes to start":
 # how long each start of GPU work takes, as the user timed it (checks/gpu.py gpu-slow-start judges
 # it against the build's architectures, as it judges a live run's device creation time)
@@ -197,6 +201,7 @@ _FINDERS = (
     _Finder.of(_CONDA, ("python.conda",)),
     _Finder.of(_MULTI_GPU_NAN, ("run.multi_gpu_wrong",)),
     _Finder.of(_MULTI_GPU, ("intent.multi_gpu",)),
+    _Finder.of(_COLAB, ("platform.hosted",)),
     _Finder.of(_START_DELAY, ("intent.start_seconds",)),
     _Finder.of(_NO_WHEEL, ()),
     _Finder.of(_PIP_INSTALL, (), search=_PIP_IN_FOLDED, on_folded=True),
@@ -206,7 +211,7 @@ _FINDERS = (
 _GPU_WORDS_FINDER)."""
 _GPU_WORDS_FINDER = _Finder.of(_GPU_WORDS, ("intent.gpu",))
 _CLAIM_GATE = Gate((_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU, _GPU_WORDS, _JETSON,
-                    _AND_CUDA, _CONDA, _CPU_BUILD, _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _MULTI_GPU, _START_DELAY,
+                    _AND_CUDA, _CONDA, _CPU_BUILD, _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _MULTI_GPU, _START_DELAY, _COLAB,
                     _NO_WHEEL, _PIP_INSTALL))
 """Every pattern a finder's search needs the words of: a line holding none of their keys is
 found by no finder (where such lines are most, they are left out before the finders' words are
@@ -465,6 +470,8 @@ def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]
         yield "run.multi_gpu_wrong", True
     if "intent.multi_gpu" not in done and _MULTI_GPU.search(line, low):
         yield "intent.multi_gpu", True
+    if "platform.hosted" not in done and _COLAB.search(line, low):
+        yield "platform.hosted", "Google Colab"
     if "intent.start_seconds" not in done:
         delay = _START_DELAY.search(line, low)
         if delay:
