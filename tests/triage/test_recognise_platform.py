@@ -300,3 +300,22 @@ def test_prose_says_a_cpu_build_is_installed_as_a_fact():
     assert report["verdict"]["root_cause"] == "tf-cpu-only-build"
     assert "tensorflow.version" in report["facts"]["unknown"]
     assert report["facts"]["tensorflow"]["is_cuda_build"] is False
+
+
+def test_the_dlls_tensorflows_loader_opens_say_native_windows():
+    """TensorFlow's DSO loader names DLLs only on Windows: "Could not load dynamic library
+    'cudart64_110.dll'" and "Successfully opened dynamic library nvcuda.dll" (tensorflow/tensorflow
+    #45028, TF 2.4 on an RTX 3070); a Linux soname or a DLL in the user's words is not that."""
+    from tfdoctor.triage.recognisers import tf_log
+    from triage_fixtures import observe_all
+
+    def system(line: str) -> list[object]:
+        return [o.value for o in observe_all(tf_log, [line]) if o.path == "platform.system"]
+
+    prefix = "2020-11-20 11:38:38.097262: I tensorflow/stream_executor/platform/default/dso_loader.cc:49] "
+    assert system(prefix + "Successfully opened dynamic library cudart64_110.dll") == ["Windows"]
+    assert system(prefix + "Successfully opened dynamic library nvcuda.dll") == ["Windows"]
+    assert system(prefix.replace(":49] I", ":60] W") + "Could not load dynamic library 'cudnn64_8.dll'; "
+                  "dlerror: cudnn64_8.dll not found") == ["Windows"]
+    assert system(prefix + "Successfully opened dynamic library libcudart.so.11.0") == []
+    assert system("I copied cudnn64_8.dll into the bin folder") == []

@@ -62,8 +62,10 @@ _SITE_PACKAGE = re.compile(r"site-packages[/\\](?P<p>deepface|tensorflow_hub|gpf
 # ... or the user's own `import gpflow` (at a prompt, in a notebook cell): it is installed.
 _IMPORT_PACKAGE = re.compile(r"^\s*(?:>>>?\s*|In \[\d*\]:\s*|\$\s*python -c ['\"])?(?:import|from) "
                              r"(?P<p>deepface|tensorflow_hub|gpflow)\b")
-# TensorFlow's loader asking for a CUDA DLL ('cudart64_110.dll', 'cudnn64_8.dll'): native Windows
-_DLL = re.compile(r"'(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn|cupti|nvinfer)\w*\.dll'")
+# TensorFlow's loader asking for a CUDA DLL ('cudart64_110.dll', 'cudnn64_8.dll') or saying it opened
+# one ("Successfully opened dynamic library nvcuda.dll", dso_loader.cc): native Windows
+_DLL = re.compile(r"(?:'|\bopened dynamic library )(?:cudart|cublas|cublasLt|cufft|curand|cusolver|cusparse|cudnn"
+                  r"|cupti|nvinfer|nvcuda)\w*\.dll\b")
 _CUDA_NOT_ENABLED = "The requested device appears to be a GPU, but CUDA is not enabled."
 _OPENED = re.compile(r"Successfully opened (?:dynamic|CUDA) library (?P<lib>lib\S+?\.so[.\d]*)")
 _LD_PATH = re.compile(r"dlerror: .*?; LD_LIBRARY_PATH: (?P<v>\S*)")
@@ -126,7 +128,7 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
             if site:
                 python_seen = True
                 yield Observation("python.version", site.group("v"), number, NAME)
-        if ".dll'" in line and not windows_seen and _DLL.search(line):
+        if ".dll" in line and not windows_seen and _DLL.search(line):
             windows_seen = True
             yield Observation("platform.system", "Windows", number, NAME)
         if "site-packages" in line and not windows_seen and _WIN_SITE.search(line):
