@@ -171,7 +171,12 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
             if outcome.check not in decides.setdefault(command, []):
                 decides[command].append(outcome.check)
     if no_log and not report.facts.platform.is_wsl and not _several_gpus(report.facts):
-        scores[log] = max(scores[log], scores.get(_command("driver"), 0.0) + 0.5)
+        # before pip list too where the ticket is about a GPU and shows no install of its own: what
+        # pip installed is the question where an install is in view, what fails to load otherwise
+        above = [_command("driver")]
+        if report.facts.intent.gpu and not report.facts.intent.pip_install:
+            above.append(_command("python.packages"))
+        scores[log] = max(scores[log], *(scores.get(c, 0.0) + 0.5 for c in above))
     # what would confirm the findings comes first; the checks each command decides break ties
     best = sorted(scores, key=lambda c: (-evidence.get(c, 0.0), -scores[c]))[:LIMIT]
     return tuple(AskFor(facts_of[c], c, tuple(decides[c])) for c in best)

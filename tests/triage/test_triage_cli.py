@@ -358,7 +358,10 @@ def test_a_ticket_without_tensorflows_log_is_asked_for_it_before_nvidia_smi() ->
 
     alone = "Ubuntu 22.04, RTX 3090: tf.config.list_physical_devices('GPU') returns an empty list\n"
     asked = commands(alone)
-    assert asked.index(TF_LOG) < asked.index("nvidia-smi")
+    assert asked[0] == TF_LOG and asked.index(TF_LOG) < asked.index("nvidia-smi")
+    # an install in view: what pip installed is asked first, then the log, still before nvidia-smi
+    asked = commands(alone + "pip install tensorflow\n")
+    assert asked.index("pip list") < asked.index(TF_LOG) < asked.index("nvidia-smi"), asked
     for several in ("strategy = tf.distribute.MirroredStrategy()\n", "export CUDA_VISIBLE_DEVICES=5,6\n",
                     "Training on multiple GPUs hangs.\n"):
         facts, _ = triage_facts([alone + several])
