@@ -378,3 +378,16 @@ def test_a_ticket_without_tensorflows_log_is_asked_for_it_before_nvidia_smi() ->
     assert not facts.intent.multi_gpu
     asked = commands(alone + "export CUDA_VISIBLE_DEVICES=1\n")
     assert asked.index(TF_LOG) < asked.index("nvidia-smi")
+
+
+def test_an_empty_gpu_list_whose_log_names_no_cause_asks_for_the_whole_log_first() -> None:
+    """smoke-no-gpu ("its log names no cause"): the whole start-up log says why, then nvidia-smi;
+    the catalogue's asks of smoke-no-gpu, not the count of checks nvidia-smi decides."""
+    from tfdoctor.asks import TF_LOG
+    from tfdoctor.triage import triage_facts
+
+    facts, _ = triage_facts(["Ubuntu 22.04 with an RTX 3090, TensorFlow 2.15.0\n"
+                             ">>> tf.config.list_physical_devices('GPU')\n[]\n"])
+    report = build_report(facts)
+    assert [f.id for f in report.findings] == ["smoke-no-gpu"]
+    assert [a.command for a in report.ask_for][:2] == [TF_LOG, "nvidia-smi"]
