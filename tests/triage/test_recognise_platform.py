@@ -319,3 +319,27 @@ def test_the_dlls_tensorflows_loader_opens_say_native_windows():
                   "dlerror: cudnn64_8.dll not found") == ["Windows"]
     assert system(prefix + "Successfully opened dynamic library libcudart.so.11.0") == []
     assert system("I copied cudnn64_8.dll into the bin folder") == []
+
+
+def test_a_nightly_is_read_but_its_build_is_not_assumed_from_the_tables():
+    """"TF-Nightly 2.5.0.dev20201027" (tensorflow/tensorflow#44381) is the release in hand; its build
+    is not 2.5.0's tested configuration (October 2020's nightlies were built for CUDA 11.0, 2.5.0
+    for 11.2), so nothing of it is assumed, and no native-Windows warning about an unknown release."""
+    import json
+
+    from click.testing import CliRunner
+    from tfdoctor.cli import cli
+    from tfdoctor.triage.recognisers import prose
+
+    for said, want in (("- TF-Nightly 2.5.0.dev20201027", "2.5.0.dev20201027"),
+                       ("pip install tf-nightly-gpu==2.4.0.dev20200819", "2.4.0.dev20200819"),
+                       ("tf_nightly 2.16.0-dev20231201", "2.16.0-dev20231201")):
+        got = [o.value for o in prose.recognise([said]) if o.path == "tensorflow.version"]
+        assert got == [want], said
+    ticket = ("**System information**\n- Windows 10\n- TF-Nightly 2.5.0.dev20201027\n- Python version: 3.8\n"
+              "- GPU model and memory: Quadro M2000M\n")
+    report = json.loads(CliRunner().invoke(cli, ["triage", "--json", "-"], input=ticket).stdout)
+    tf = report["facts"]["tensorflow"]
+    assert tf["version"] == "2.5.0.dev20201027" and tf["cuda_version"] is None
+    assert "tensorflow.cuda_version" not in report["facts"]["assumed"]
+    assert not [f for f in report["findings"] if f["id"].startswith("tf-windows-native")]

@@ -304,7 +304,11 @@ def _tensorflow(seen: _Seen, python: PythonFacts, platform: PlatformFacts, unkno
             provenance[path] = seen.where(path) or ""
     ccs = seen.get("tensorflow.compute_capabilities")
     release = compat.tf_release(version)
-    if release is not None and is_cuda is not False:
+    # A nightly ("2.5.0.dev20201027", "2.5.0-dev20201027") comes before its release's tested build
+    # configuration was settled (2.5's October 2020 nightlies were built for CUDA 11.0, 2.5.0 for
+    # 11.2): its build is not assumed from the tables.
+    nightly = version is not None and "dev" in version
+    if release is not None and is_cuda is not False and not nightly:
         if cuda is None and release.cuda:
             cuda = release.cuda_build or release.cuda
             provenance["tensorflow.cuda_version"] = (

@@ -25,8 +25,8 @@ if TYPE_CHECKING:  # (not in the module's names: tests read its gated patterns o
 NAME = "ticket prose"
 
 _TF = gated(re.compile(
-    r"\b(?:tensorflow(?:[-_ ]gpu)?|TF(?:[-_ ]GPU)?)(?:\s*(?:version)?\s*(?:==|=|:|(?<=\s)-|v)?\s*)(?P<v>2\.\d{1,2}(?:\.\d{1,2})?"
-    r"(?:rc\d)?)\b",
+    r"\b(?:tensorflow(?:[-_ ]gpu)?|TF(?:[-_ ]GPU)?|tf[-_ ]nightly(?:[-_ ][cg]pu)?)(?:\s*(?:version)?\s*(?:==|=|:|(?<=\s)-|v)?\s*)"
+    r"(?P<v>2\.\d{1,2}(?:\.\d{1,2})?(?:rc\d|[.-]dev\d{8})?)\b",
     re.IGNORECASE,
 ))
 # "Tensorflow - 2.7.0" (an issue template's list) as "tensorflow==2.7.0"; not "tf-2.16" (a name).
