@@ -391,3 +391,25 @@ def test_an_empty_gpu_list_whose_log_names_no_cause_asks_for_the_whole_log_first
     report = build_report(facts)
     assert [f.id for f in report.findings] == ["smoke-no-gpu"]
     assert [a.command for a in report.ask_for][:2] == [TF_LOG, "nvidia-smi"]
+
+
+def test_a_cudnn_failure_asks_for_the_whole_log_first() -> None:
+    """'DNN library is not found' / 'Could not create cudnn handle' (spleeter#859, #716): the lines
+    above them in TensorFlow's whole log (cuda_dnn.cc's loaded-against-built cuDNN versions, the
+    CUDNN_STATUS) decide the cause, so that log is asked for first."""
+    from tfdoctor.asks import TF_LOG
+    from tfdoctor.triage import triage_facts
+
+    for line, cause in (("tensorflow.python.framework.errors_impl.UnimplementedError: DNN library is not found.",
+                         "tf-log-cudnn-failed"),
+                        ("2021-11-03 10:01:02.123456: E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] Loaded "
+                         "runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.", None),
+                        ("E tensorflow/stream_executor/cuda/cuda_dnn.cc:374] Could not create cudnn handle: "
+                         "CUDNN_STATUS_INTERNAL_ERROR", "tf-log-cudnn-handle-failed")):
+        facts, _ = triage_facts([line + "\n"])
+        report = build_report(facts)
+        if cause is None:  # the log line that decides it is shown: it is not asked for again first
+            assert report.ask_for[0].command != TF_LOG
+            continue
+        assert report.findings[0].id == cause, line
+        assert report.ask_for[0].command == TF_LOG, (line, [a.command for a in report.ask_for])
