@@ -112,3 +112,16 @@ def need(ok: bool, why: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(f"{why} (CI must provide it)")
     pytest.skip(why)
+
+
+def triage_json(ticket: str) -> dict:
+    """The --json report of `tfdoctor triage -` on this ticket, through the real command (click's
+    runner, in process); a usage or internal error fails the test."""
+    import json
+
+    from click.testing import CliRunner
+    from tfdoctor.cli import cli
+
+    result = CliRunner().invoke(cli, ["triage", "--json", "-"], input=ticket)
+    assert result.exit_code in (0, 1, 3), result.output  # healthy, problems, incomplete
+    return json.loads(result.stdout)

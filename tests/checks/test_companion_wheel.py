@@ -4,10 +4,7 @@ cause id as pip's own "No matching distribution found for tensorflow-text"."""
 
 from __future__ import annotations
 
-import json
-
-from click.testing import CliRunner
-from tfdoctor.cli import cli
+from helpers import triage_json
 from tfdoctor.triage.recognisers import prose
 
 
@@ -32,12 +29,8 @@ def test_pips_own_line_and_other_words_are_not_this_fact() -> None:
     assert _stated("the wheel for tensorflow-text installed fine") == []
 
 
-def _triage(ticket: str) -> dict:
-    return json.loads(CliRunner().invoke(cli, ["triage", "--json", "-"], input=ticket).stdout)
-
-
 def test_a_stated_companion_without_a_wheel_is_the_cause_with_the_python_in_hand() -> None:
-    report = _triage("Python 3.12, keras-hub 0.17\nI found the reason. tensorflow-text has no "
+    report = triage_json("Python 3.12, keras-hub 0.17\nI found the reason. tensorflow-text has no "
                      "distribution for python3.12.\n")
     [f] = [f for f in report["findings"] if f["id"] == "tf-log-companion-no-wheel"]
     assert f["check"] == "companion-wheel"
@@ -48,14 +41,14 @@ def test_a_stated_companion_without_a_wheel_is_the_cause_with_the_python_in_hand
 
 def test_pips_own_line_is_reported_once() -> None:
     """pip's line gives the cause from the log; the same words beside it add no second finding."""
-    report = _triage("ERROR: No matching distribution found for tensorflow-text\n"
+    report = triage_json("ERROR: No matching distribution found for tensorflow-text\n"
                      "tensorflow-text has no wheels for Python 3.12\n")
     found = [f for f in report["findings"] if f["id"] == "tf-log-companion-no-wheel"]
     assert len(found) == 1 and found[0]["check"] != "companion-wheel"
 
 
 def test_tensorflow_itself_is_not_a_companion() -> None:
-    report = _triage("there is no wheel for tensorflow-cpu on this Python\n")
+    report = triage_json("there is no wheel for tensorflow-cpu on this Python\n")
     assert report["facts"]["intent"]["no_wheel"] == ["tensorflow-cpu"]
     assert not [f for f in report["findings"] if f["id"] in ("tf-log-companion-no-wheel", "check-crashed")]
     [outcome] = [o for o in report["outcomes"] if o["check"] == "companion-wheel"]

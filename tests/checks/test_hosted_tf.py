@@ -5,17 +5,8 @@ hosted-tf warning. Through `tfdoctor triage`, the command's real path."""
 
 from __future__ import annotations
 
-import json
-
-from click.testing import CliRunner
-from tfdoctor.cli import cli
+from helpers import triage_json
 from tfdoctor.triage.recognisers import prose
-
-
-def _triage(ticket: str) -> dict:
-    result = CliRunner().invoke(cli, ["triage", "--json", "-"], input=ticket)
-    assert result.exit_code in (0, 1, 3), result.output
-    return json.loads(result.stdout)
 
 
 def _found(report: dict) -> list[dict]:
@@ -37,7 +28,7 @@ def test_where_the_ticket_runs_is_read_from_its_words_not_from_links() -> None:
 
 def test_a_tensorflow_installed_on_colab_is_not_the_one_its_gpu_is_set_up_for() -> None:
     # googlecolab/colabtools#3332 (tests/field/cases/colab-3332.txt)
-    report = _triage("I am using colab pro. Restart runtime lose GPU device.\n"
+    report = triage_json("I am using colab pro. Restart runtime lose GPU device.\n"
                      "!pip install tensorflow==2.4.0\n")
     [f] = _found(report)
     assert f["severity"] == "warning" and f["check"] == "hosted-tf"
@@ -49,16 +40,16 @@ def test_a_tensorflow_installed_on_colab_is_not_the_one_its_gpu_is_set_up_for() 
 
 def test_from_214_the_advice_names_the_releases_own_cuda_libraries() -> None:
     # tensorflow/tensorflow#90014
-    [f] = _found(_triage("### TensorFlow version\n2.15\n### OS platform and distribution\nColab notebook\n"
-                         "### GPU model and memory\nA100\n"))
+    [f] = _found(triage_json("### TensorFlow version\n2.15\n### OS platform and distribution\n"
+                             "Colab notebook\n### GPU model and memory\nA100\n"))
     assert "runs TensorFlow 2.15" in f["message"]
     assert "pip install 'tensorflow[and-cuda]==2.15.0.post1'" in f["hint"]
 
 
 def test_not_with_its_own_cuda_libraries_a_gpu_listed_no_release_or_elsewhere() -> None:
-    assert not _found(_triage("On Colab: !pip install 'tensorflow[and-cuda]==2.16.1'\n"))
-    assert not _found(_triage("On Colab I import tensorflow and train.\n"))  # the preinstalled one
-    assert not _found(_triage("Ubuntu 22.04\npip install tensorflow==2.12.0\n"))  # not a hosted runtime
+    assert not _found(triage_json("On Colab: !pip install 'tensorflow[and-cuda]==2.16.1'\n"))
+    assert not _found(triage_json("On Colab I import tensorflow and train.\n"))  # the preinstalled one
+    assert not _found(triage_json("Ubuntu 22.04\npip install tensorflow==2.12.0\n"))  # not a hosted runtime
     listed = ("Colab, tensorflow 2.15.0\n>>> tf.config.list_physical_devices('GPU')\n"
               "[PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU')]\n")
-    assert not _found(_triage(listed))
+    assert not _found(triage_json(listed))

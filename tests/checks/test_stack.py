@@ -4,9 +4,8 @@ typed facts."""
 
 from __future__ import annotations
 
-import json
-
 from click.testing import CliRunner
+from helpers import triage_json
 from tfdoctor import stack
 from tfdoctor.cli import cli
 from tfdoctor.facts import DriverFacts, Facts, GpuFacts, PlatformFacts, PythonFacts, TensorFlowFacts
@@ -27,17 +26,12 @@ def _facts(**fields: object) -> Facts:
                  python=PythonFacts(executable="python"), **fields)  # type: ignore[arg-type]
 
 
-def _triage(ticket: str) -> dict:
-    result = CliRunner().invoke(cli, ["triage", "--json", "-"], input=ticket)
-    return json.loads(result.stdout)
-
-
 def test_a_driver_is_judged_though_the_package_and_the_gpus_are_unknown() -> None:
     """"tensorflow 2.4.1" and nvidia-smi's header cut before the GPU rows: the package (CPU or CUDA
     build) and the GPUs are unknown, yet driver 418 cannot run the CUDA 11.0 runtime of 2.4's
     build, and the advice is the newest release this driver runs (2.3, CUDA 10.1), not a CPU build.
     A header without GPU rows is not "0 GPUs"."""
-    report = _triage(HEADER_ONLY)
+    report = triage_json(HEADER_ONLY)
     found = {f["id"]: f for f in report["findings"]}
     assert report["verdict"]["root_cause"] == "driver-too-old"
     assert found["driver-too-old"]["evidence"]["minimum_driver_minor_compat"] == "450.80.02"
@@ -128,7 +122,7 @@ def test_a_gpu_named_without_nvidia_smi_is_judged_by_its_series() -> None:
     A Kepler GTX 780 Ti (3.5) has no kernels in TensorFlow 2.15; an RTX 5080 (12.0) only PTX under 2.21,
     which compiles for it; an RTX 3090 (8.6) has SASS under 2.15, so nothing is said of it."""
     def found(ticket: str) -> dict[str, dict]:
-        return {f["id"]: f for f in _triage(ticket)["findings"]}
+        return {f["id"]: f for f in triage_json(ticket)["findings"]}
     kepler = found("tensorflow 2.15.0\nMy GPU is a GeForce GTX 780 Ti\n")["gpu-too-old-for-tf"]
     assert kepler["severity"] == "warning"
     assert kepler["evidence"]["gpu.compute_capability"] == "3.5 (from the model's name)"
@@ -150,7 +144,7 @@ def test_nvidia_smi_s_gpu_name_gives_its_compute_capability() -> None:
            "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
            "|   0  NVIDIA GeForce GTX 780  Off | 00000000:01:00.0 Off |                  N/A |\n"
            "+-------------------------------+----------------------+----------------------+\n")
-    report = _triage(smi)
+    report = triage_json(smi)
     assert report["verdict"]["root_cause"] == "gpu-too-old-for-tf"
     hit = next(f for f in report["findings"] if f["id"] == "gpu-too-old-for-tf")
     assert hit["evidence"]["gpu.compute_capability"] == "3.5 (from the model's name)"

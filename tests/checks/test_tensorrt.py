@@ -5,14 +5,11 @@ wheels, a file the user names), judged by stack.tensorrt and reported by the ten
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import pytest
-from click.testing import CliRunner
-from helpers import change, healthy, judge
+from helpers import change, healthy, judge, triage_json
 from tfdoctor import stack
-from tfdoctor.cli import cli
 from tfdoctor.facts import TensorRtFacts
 from tfdoctor.findings import CheckStatus
 from tfdoctor.triage.recognisers import tensorrt
@@ -81,19 +78,13 @@ def test_a_library_the_user_wants_or_lacks_is_not_an_installed_one(said: str) ->
     assert [p for p, _ in _seen(said) if p != "tensorrt.wanted"] == []
 
 
-def _triage(ticket: str) -> dict:
-    result = CliRunner().invoke(cli, ["triage", "--json", "-"], input=ticket)
-    assert result.exit_code in (0, 1, 2, 3), result.output  # (not a usage or internal error)
-    return json.loads(result.stdout)
-
-
 @pytest.mark.parametrize("ticket,wanted,installed", [
     (DOCKER_270, "TensorRT 7 (libnvinfer.so.7)", "TensorRT 8.0.0"),
     (VLOG_216, "TensorRT 8.6.1 (libnvinfer.so.8.6.1)", "libnvinfer.so.10"),
 ])
 def test_another_tensorrt_than_tensorflow_loads_is_the_finding(ticket: str, wanted: str,
                                                                installed: str) -> None:
-    report = _triage(ticket)
+    report = triage_json(ticket)
     [f] = [f for f in report["findings"] if f["id"] == "tensorrt-wrong-version"]
     assert f["check"] == "tensorrt" and f["severity"] == "warning"
     assert f["evidence"]["tensorrt.wanted"].startswith(wanted)
@@ -105,7 +96,7 @@ def test_another_tensorrt_than_tensorflow_loads_is_the_finding(ticket: str, want
 def test_tensorflows_tensorrt_line_alone_stays_harmless_and_asks_what_is_installed() -> None:
     """Healthy machines print the libnvinfer line too: without the installed TensorRT it is no
     warning, and pip list is asked for."""
-    report = _triage(VLOG_216.split("\n\n")[0] + "\n")
+    report = triage_json(VLOG_216.split("\n\n")[0] + "\n")
     assert [f["id"] for f in report["findings"] if f["severity"] != "info"] == []
     [row] = [o for o in report["outcomes"] if o["check"] == "tensorrt"]
     assert row["status"] == "could-not-check" and row["missing"] == ["python.packages"]

@@ -3,10 +3,7 @@ catalogue record knows still becomes a finding that quotes it, through the real 
 
 from __future__ import annotations
 
-import json
-
-from click.testing import CliRunner
-from tfdoctor.cli import cli
+from helpers import triage_json
 from tfdoctor.smoke import logmap
 
 # TensorFlow's two C++ log prefixes (glog style to 2.15, Abseil from 2.16) around a message no
@@ -16,16 +13,10 @@ GLOG = ("2021-03-01 10:00:00.000000: E tensorflow/core/common_runtime/made_up_ch
 ABSL = "W0000 00:00:1721811870.196385   15886 made_up_check.cc:42] A warning no rule knows"
 
 
-def _triage(text: str) -> dict:
-    result = CliRunner().invoke(cli, ["triage", "--json", "-"], input=text)
-    assert result.exit_code in (0, 1, 3), result.output
-    return json.loads(result.stdout)
-
-
 def test_an_unknown_error_line_is_quoted_with_its_source_file() -> None:
     """A ticket whose only TensorFlow output is an unknown error line used to come back with no
     finding ("incomplete"); now the verdict names the line and the file that printed it."""
-    report = _triage(GLOG + "\n")
+    report = triage_json(GLOG + "\n")
     first = report["findings"][0]
     assert first["id"] == "tf-log-unrecognised"
     assert "Something no rule knows" in first["message"]
@@ -36,7 +27,7 @@ def test_an_unknown_error_line_is_quoted_with_its_source_file() -> None:
 def test_the_error_line_comes_before_warning_lines() -> None:
     """Of several unknown lines, the finding quotes the most severe first and keeps the others as
     evidence."""
-    report = _triage(ABSL + "\n" + GLOG + "\n")
+    report = triage_json(ABSL + "\n" + GLOG + "\n")
     unknown = [f for f in report["findings"] if f["id"] == "tf-log-unrecognised"]
     assert len(unknown) == 1
     assert "Something no rule knows" in unknown[0]["message"]
@@ -47,7 +38,7 @@ def test_a_known_cause_is_ranked_before_an_unknown_line() -> None:
     """An unknown line is generic: the cause the catalogue knows stays the root."""
     known = ("2022-06-01 10:00:00.100000: E tensorflow/stream_executor/cuda/cuda_dnn.cc:389] "
              "Loaded runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.")
-    report = _triage(GLOG + "\n" + known + "\n")
+    report = triage_json(GLOG + "\n" + known + "\n")
     ids = [f["id"] for f in report["findings"]]
     assert ids[0] == "tf-log-cudnn-version-mismatch"
     assert "tf-log-unrecognised" in ids
@@ -61,7 +52,7 @@ def test_info_lines_benign_lines_and_prose_are_not_reported() -> None:
               "TF-TRT Warning: Could not find TensorRT")
     for line in (info, benign, "E is my favourite letter: it fails and errors"):
         assert logmap.recognise(line) is None, line
-        assert not [f for f in _triage(line + "\n")["findings"] if f["id"] == "tf-log-unrecognised"]
+        assert not [f for f in triage_json(line + "\n")["findings"] if f["id"] == "tf-log-unrecognised"]
 
 
 def test_known_lines_are_never_reported_as_unknown() -> None:
@@ -84,7 +75,7 @@ _AFTER = ("Traceback (most recent call last):\n"
 
 
 def _severities(text: str) -> dict[str, str]:
-    return {f["id"]: f["severity"] for f in _triage(text)["findings"]}
+    return {f["id"]: f["severity"] for f in triage_json(text)["findings"]}
 
 
 def test_a_line_alone_and_inside_a_longer_ticket_get_the_same_findings() -> None:
@@ -112,7 +103,7 @@ def test_a_ticket_of_harmless_warnings_is_answered_with_why() -> None:
              "cannot open shared object file: No such file or directory\n"
              "2022-12-22 01:16:10.009187: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT "
              "Warning: Cannot dlopen some TensorRT libraries.\n")
-    report = _triage(lines)
+    report = triage_json(lines)
     assert [f["severity"] for f in report["findings"]] == ["info"]
     finding = report["findings"][0]
     assert finding["id"] == "tf-log-harmless" and report["verdict"]["status"] != "problems"
@@ -130,12 +121,12 @@ def test_an_empty_gpu_list_beside_a_driver_is_a_finding_with_the_releases_advice
     says what TensorFlow 2.11 loads (the system's CUDA 11.2 and cuDNN 8.1, no [and-cuda] before 2.14)."""
     ticket = ("NVIDIA-SMI 515.65.01\nDriver Version: 515.65.01\nCUDA Version: 11.7\nTensorFlow: 2.11.0\n\n"
               "tf.config.list_logical_devices(\"GPU\")\n```\nOutput:\n```\n[]\n```\n")
-    report = _triage(ticket)
+    report = triage_json(ticket)
     [f] = [f for f in report["findings"] if f["id"] == "smoke-no-gpu"]
     assert f["severity"] == "warning" and f["evidence"]["nvml_gpus"] == "unknown"
     assert "install CUDA 11.2 and cuDNN 8.1" in f["hint"]
     # the same list with no sign of a driver or a GPU is no finding: nothing says one was wanted
-    quiet = _triage("TensorFlow: 2.11.0\n\n[]\n")
+    quiet = triage_json("TensorFlow: 2.11.0\n\n[]\n")
     assert not [f for f in quiet["findings"] if f["id"] == "smoke-no-gpu"]
 
 

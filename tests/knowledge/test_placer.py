@@ -6,11 +6,9 @@ enabled.") is TensorFlow saying it is a CPU-only build."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 
-from click.testing import CliRunner
-from tfdoctor.cli import cli
+from helpers import triage_json
 
 PIN_TO_GPU = """\
 import tensorflow as tf
@@ -27,15 +25,11 @@ with tf.compat.v1.Session(config=config) as session:
 """
 
 
-def _triage(ticket: str) -> dict:
-    return json.loads(CliRunner().invoke(cli, ["triage", "--json", "-"], input=ticket).stdout)
-
-
 def test_real_tensorflows_placer_error_is_read(tf_cpu_python: str) -> None:
     out = subprocess.run([tf_cpu_python, "-c", PIN_TO_GPU], capture_output=True, text=True, timeout=300,
                          env={"TF_CPP_MIN_LOG_LEVEL": "2", "PATH": "/usr/bin:/bin"}).stdout
     assert "was explicitly assigned to /device:GPU:0 but available devices are" in out, out
-    report = _triage(out + "\nI have an RTX 3080 and want TensorFlow to use it.\n")
+    report = triage_json(out + "\nI have an RTX 3080 and want TensorFlow to use it.\n")
     found = {f["id"]: f for f in report["findings"]}
     assert found["tf-log-device-not-registered"]["evidence"]["subject"] == "/device:GPU:0"
     assert report["facts"]["tensorflow"]["is_cuda_build"] is False
@@ -50,10 +44,10 @@ def test_a_cuda_builds_placer_error_names_no_build() -> None:
             "was explicitly assigned to /device:GPU:0 but available devices are [ "
             "/job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device specification refers "
             "to a valid device.")
-    report = _triage(line + "\n")
+    report = triage_json(line + "\n")
     assert [f["id"] for f in report["findings"]
             if f["severity"] != "info"] == ["tf-log-device-not-registered"]
     assert report["facts"]["tensorflow"] is None or report["facts"]["tensorflow"]["is_cuda_build"] is None
     # a device the process has is no finding
-    assert not [f for f in _triage("... placed on /job:localhost/replica:0/task:0/device:GPU:0\n")["findings"]
-                if f["id"] == "tf-log-device-not-registered"]
+    placed = triage_json("... placed on /job:localhost/replica:0/task:0/device:GPU:0\n")
+    assert not [f for f in placed["findings"] if f["id"] == "tf-log-device-not-registered"]

@@ -6,10 +6,7 @@ sections after it, are still read."""
 
 from __future__ import annotations
 
-import json
-
-from click.testing import CliRunner
-from tfdoctor.cli import cli
+from helpers import triage_json
 from tfdoctor.triage import _without_wishes
 
 COLAB_4235 = """\
@@ -41,18 +38,12 @@ Firefox
 """
 
 
-def _triage(ticket: str) -> dict:
-    result = CliRunner().invoke(cli, ["triage", "--json", "-"], input=ticket)
-    assert result.exit_code in (0, 1, 3), result.output
-    return json.loads(result.stdout)
-
-
 def test_the_wished_gpu_list_is_not_what_tensorflow_printed() -> None:
-    report = _triage(COLAB_4235)
+    report = triage_json(COLAB_4235)
     assert report["facts"]["smoke"] is None  # no device list was read from the wish
     assert [f["id"] for f in report["findings"]] == ["hosted-runtime-tf-replaced"]
     # the same output outside the section is read as TensorFlow's
-    listed = _triage(COLAB_4235.replace("**Describe the expected behavior**", "**Output**"))
+    listed = triage_json(COLAB_4235.replace("**Describe the expected behavior**", "**Output**"))
     assert listed["facts"]["smoke"]["devices"]
 
 
@@ -60,7 +51,7 @@ def test_a_wished_release_is_not_the_one_in_hand() -> None:
     ticket = ("### Python Version\n3.12.3\n### Describe the expected behaviour\nThe package instead requires "
               "tensorflow 2.16 (the earliest available version) or later.\n### Standalone code\nI tried the "
               "wheels for tensorflow 2.15.1 from pypi.org\n")
-    report = _triage(ticket)
+    report = triage_json(ticket)
     assert report["facts"]["tensorflow"]["version"] == "2.15.1"
     assert report["findings"][0]["id"] == "tf-python-unsupported"
 
