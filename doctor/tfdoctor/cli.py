@@ -167,8 +167,9 @@ def replay(ctx: click.Context, file: Path, redact: bool, as_json: bool, fail_on:
 def list_checks(as_json: bool) -> None:
     """List every check: id, area, title and the finding ids it can report (the checks of one
     machine, then the cluster's, which only `tfdoctor cluster` runs)."""
+    from tfdoctor.checks import all_checks
     from tfdoctor.cluster.catalogue import CLUSTER_CHECKS, ClusterCheckSpec
-    from tfdoctor.registry import CheckSpec, all_checks
+    from tfdoctor.registry import CheckSpec
 
     specs: tuple[CheckSpec | ClusterCheckSpec, ...] = (*all_checks(), *CLUSTER_CHECKS)
     if as_json:
@@ -186,10 +187,10 @@ def list_checks(as_json: bool) -> None:
 @click.option("--windows", is_flag=True, help="... on native Windows.")
 def explain(id: str, tf_version: str | None, windows: bool) -> None:
     """Explain a finding id (the cause: what it means, how it is seen, what to do) or a check."""
+    from tfdoctor.checks import all_checks
     from tfdoctor.cluster.catalogue import explain_text
     from tfdoctor.errors import TfdoctorError
     from tfdoctor.knowledge.explain import explain_finding
-    from tfdoctor.registry import all_checks
 
     text = explain_finding(id, tf_version, windows)
     if text is not None:

@@ -49,8 +49,9 @@ add_completion_class(CommaSafeFishComplete, "fish")
 
 def complete_ids(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """Check ids (with their titles) and finding ids that start with `incomplete`."""
+    from tfdoctor.checks import all_checks
     from tfdoctor.cluster.catalogue import CLUSTER_CHECKS, ClusterCheckSpec
-    from tfdoctor.registry import CheckSpec, all_checks
+    from tfdoctor.registry import CheckSpec
 
     specs: tuple[CheckSpec | ClusterCheckSpec, ...] = (*all_checks(), *CLUSTER_CHECKS)
     items: dict[str, str | None] = {}

@@ -97,10 +97,9 @@ def check(
     return register
 
 
-def all_checks() -> tuple[CheckSpec, ...]:
-    """Every check, in registration order."""
-    import tfdoctor.checks  # noqa: F401  (registers the checks)
-
+def registered() -> tuple[CheckSpec, ...]:
+    """The checks registered so far, in registration order (tfdoctor.checks.all_checks imports them
+    all first)."""
     return tuple(_REGISTRY.values())
 
 
@@ -145,18 +144,6 @@ def _status(findings: tuple[Finding, ...]) -> CheckStatus:
     if worst >= Severity.WARNING.rank:
         return CheckStatus.WARNED
     return CheckStatus.PASSED
-
-
-def run_checks(
-    facts: Facts, config: CheckConfig = CheckConfig(), only: Iterable[str] | None = None
-) -> tuple[CheckOutcome, ...]:
-    """Run the registered checks (or the named ones) in order."""
-    wanted = set(only) if only is not None else None
-    return tuple(
-        run_check(spec, facts, config)
-        for spec in all_checks()
-        if wanted is None or spec.id in wanted
-    )
 
 
 def iter_findings(outcomes: Iterable[CheckOutcome]) -> Iterator[Finding]:

@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from tfdoctor.asks import AskFor, ask_for
+from tfdoctor.checks import run_checks
 from tfdoctor.errors import InputFileError
 from tfdoctor.facts import READABLE_SCHEMAS, SCHEMA_VERSION, Facts
 from tfdoctor.facts_smoke import LogCause
 from tfdoctor.findings import CheckOutcome, CheckStatus, Finding, Severity
 from tfdoctor.knowledge import catalogue
-from tfdoctor.registry import CheckConfig, iter_findings, run_checks
+from tfdoctor.registry import CheckConfig, iter_findings
 from tfdoctor.stack import Fit, evaluate
 
 UNJUDGED = frozenset({CheckStatus.CRASHED, CheckStatus.COULD_NOT_CHECK, CheckStatus.NOT_RUN})

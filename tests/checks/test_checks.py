@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 from helpers import change, gpu, healthy, ids, judge, pip_lib
+from tfdoctor.checks import all_checks
 from tfdoctor.facts import (
     Distribution,
     HostFacts,
@@ -17,7 +18,6 @@ from tfdoctor.facts import (
     ToolkitFacts,
 )
 from tfdoctor.findings import CheckStatus, Severity
-from tfdoctor.registry import all_checks
 
 H = healthy()
 

@@ -62,7 +62,7 @@ def test_an_id_without_a_row_cannot_be_emitted():
 
 def test_ids_are_kebab_case_unique_and_apart_from_the_single_node_ones():
     """One meaning per id across both catalogues: `explain` must not have to pick."""
-    from tfdoctor.registry import all_checks
+    from tfdoctor.checks import all_checks
 
     single = {s.id for s in all_checks()} | {f for s in all_checks() for f in s.finding_ids}
     ids = [c.id for c in CLUSTER_CHECKS] + [f for c in CLUSTER_CHECKS for f in c.finding_ids]

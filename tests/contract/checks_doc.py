@@ -9,8 +9,8 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "checks.md"
 
 
 def render() -> str:
+    from tfdoctor.checks import all_checks
     from tfdoctor.knowledge import catalogue
-    from tfdoctor.registry import all_checks
 
     lines = [
         "# Checks and finding ids",

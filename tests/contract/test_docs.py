@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from checks_doc import DOC, render
-from tfdoctor.registry import all_checks
+from tfdoctor.checks import all_checks
 
 ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from tfdoctor.asks import COMMANDS
+from tfdoctor.checks import all_checks
 from tfdoctor.cli import cli
 from tfdoctor.knowledge import AREAS, Catalogue, Cause, _recognition_order, _record, catalogue
-from tfdoctor.registry import all_checks
 from tfdoctor.smoke import logmap
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from textual.widgets import DataTable
-from tfdoctor.registry import all_checks
+from tfdoctor.checks import all_checks
 from tfdoctor.tui.app import make_app
 from tfdoctor.tui.widgets.tables import FOLD_KEY, OutcomesTable
 

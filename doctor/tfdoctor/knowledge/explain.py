@@ -9,8 +9,8 @@ def explain_finding(finding_id: str, tf_version: str | None = None, windows: boo
     """What the finding means, how tfdoctor sees it, what to do (for this TensorFlow release and
     platform when given), what it explains and what explains it, and the sources of its patterns;
     None for an id the catalogue does not know."""
+    from tfdoctor.checks import all_checks
     from tfdoctor.checks.advice import fill_hint
-    from tfdoctor.registry import all_checks
     from tfdoctor.triage import triage_facts
 
     known = catalogue()

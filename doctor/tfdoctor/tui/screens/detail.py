@@ -10,9 +10,9 @@ from textual.screen import Screen
 from textual.style import Style
 from textual.widgets import DataTable, Footer, Static
 
+from tfdoctor.checks import all_checks
 from tfdoctor.findings import CheckOutcome, Finding
 from tfdoctor.fixing.model import FixStep
-from tfdoctor.registry import all_checks
 from tfdoctor.render_text import group_findings
 from tfdoctor.report import Report
 from tfdoctor.tui.fixview import numbers

@@ -7,8 +7,8 @@ from textual.content import Content
 from textual.widgets import DataTable, OptionList
 from textual.widgets.option_list import Option
 
+from tfdoctor.checks import all_checks
 from tfdoctor.findings import CheckOutcome, CheckStatus, Finding
-from tfdoctor.registry import all_checks
 from tfdoctor.render_text import group_findings
 from tfdoctor.report import Report
 from tfdoctor.tui.keys import LIST_KEYS
