@@ -139,3 +139,19 @@ def test_a_short_template_keeps_its_quotes() -> None:
                             "solve.") is None
     real = "'cuModuleLoadData(&module, data)' failed with 'CUDA_ERROR_INVALID_PTX'"
     assert logmap.recognise(real) == ("ptx-invalid", "CUDA_ERROR_INVALID_PTX")
+
+
+def test_pips_no_distribution_is_never_silent_and_the_specific_record_wins() -> None:
+    """pip's "No matching distribution found for X" (its resolver's words) for a package that is
+    neither TensorFlow nor a companion used to get no finding (ComfyUI_LayerStyle_Advance#8: a
+    requirement named after an environment variable); TensorFlow's and a companion's keep their own
+    cause, once per line."""
+    def ids(line: str) -> list[tuple[str, str]]:
+        return [(f["id"], f["severity"]) for f in triage_json(line + "\n")["findings"]]
+
+    assert ids("ERROR: No matching distribution found for TF_USE_LEGACY_KERAS1") == [
+        ("tf-log-pip-no-distribution", "warning")]
+    assert ids("ERROR: No matching distribution found for tensorflow==2.12.0") == [
+        ("tf-log-no-matching-wheel", "error")]
+    assert ids("ERROR: No matching distribution found for tensorflow-text==2.13") == [
+        ("tf-log-companion-no-wheel", "error")]
