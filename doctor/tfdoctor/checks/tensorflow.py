@@ -17,6 +17,7 @@ from tfdoctor.checks.common import TF_INSTALL, matching_tf, pip_install, pip_uni
 from tfdoctor.checks.driver import wants_gpu
 from tfdoctor.facts import Facts
 from tfdoctor.findings import Finding, Remediation, Severity
+from tfdoctor.probes._target_child import TF_DISTRIBUTIONS
 from tfdoctor.registry import CheckConfig, CouldNotCheck, NotApplicable, check
 
 CPU_ONLY_DISTS = {"tensorflow-cpu", "tensorflow-cpu-aws", "tf-nightly-cpu", "tensorflow-intel",
@@ -101,8 +102,8 @@ REQUIRES_TENSORFLOW = {
 installed: tensorflow-text's setup.py ("tensorflow>=2.7.0, <2.8; platform_system != 'Darwin'",
 tensorflow-macos on macOS; tensorflow/text#547 and #1393 say pip then installs tensorflow beside
 tensorflow-cpu) and TensorFlow Decision Forests' ("tensorflow~=2.10.0"); read 2026-11-28."""
-OTHER_BUILDS = ("tensorflow-cpu", "tensorflow-gpu", "tf-nightly", "tf-nightly-cpu", "tf-nightly-gpu",
-                "intel-tensorflow", "intel-tensorflow-avx512", "tensorflow-rocm")
+OTHER_BUILDS = tuple(n for n in TF_DISTRIBUTIONS
+                     if n not in ("tensorflow", "tensorflow-intel", "tensorflow-cpu-aws"))
 """Builds of TensorFlow a user installs instead of `tensorflow` (tensorflow-intel and tensorflow-cpu-aws
 are what `tensorflow` itself requires on Windows and Arm, not alternatives to it)."""
 
@@ -136,7 +137,6 @@ def companion_brings_tensorflow(facts: Facts, config: CheckConfig) -> Iterator[F
 
 
 HOSTED_ONE_TF = "https://github.com/tensorflow/tensorflow/issues/90014"
-TF_BUILD_NAMES = ("tensorflow", "tensorflow-gpu", "tf-nightly", "tf-nightly-gpu")
 
 
 @check("hosted-tf", "The TensorFlow on a hosted runtime is the one its GPU is set up for", "tensorflow",
@@ -153,13 +153,13 @@ def hosted_tf(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     hosted = facts.platform.hosted
     if not hosted:
         raise NotApplicable
-    installs = [text for text in facts.intent.pip_install if (req := _requirement(text)) is not None
-                and canonicalize_name(req.name) in TF_BUILD_NAMES]
+    asked = [(text, req) for text in facts.intent.pip_install if (req := _requirement(text)) is not None
+             and canonicalize_name(req.name) in TF_DISTRIBUTIONS]
+    installs = [text for text, _ in asked]
     tf = facts.tensorflow
     named = tf.version if tf is not None and tf.version else None
     gpu_listed = bool(facts.smoke and any(d.device_type == "GPU" for d in facts.smoke.devices))
-    own_cuda = facts.intent.and_cuda or any("and-cuda" in req.extras for text in installs
-                                            if (req := _requirement(text)) is not None)
+    own_cuda = facts.intent.and_cuda or any("and-cuda" in req.extras for _, req in asked)
     if not (installs or named) or own_cuda or gpu_listed:
         raise NotApplicable("no TensorFlow of the ticket's own, one with its CUDA libraries, or a GPU listed")
     what = f"installs {installs[0]}" if installs else f"runs TensorFlow {named}"
