@@ -116,6 +116,32 @@ def _table(name: str) -> dict[str, Any]:
         return tomllib.load(handle)
 
 
+_CUDART_SONAME = re.compile(r"libcudart\.so\.(\d{1,2})(?:\.(\d))?|cudart64_(1\d|[2-9])(\d?)\.dll")
+
+
+def cuda_of_cudart(soname: str) -> str | None:
+    """The CUDA a TensorFlow was built with, from the runtime its loader asks for: a CUDA 10.x
+    build asks for its own release (libcudart.so.10.1, cudart64_101.dll); from CUDA 11 on the
+    runtime is versioned per major only (libcudart.so.11.0 and cudart64_110.dll for every 11.x,
+    libcudart.so.12), so only the major is known ("11")."""
+    m = _CUDART_SONAME.fullmatch(soname)
+    if m is None:
+        return None
+    major, minor = (m[1], m[2]) if m[1] else (m[3], m[4])
+    if not major.isdigit() or int(major) < 9:
+        return None
+    return f"{major}.{minor or 0}" if int(major) <= 10 else major
+
+
+def same_cuda_build(shown: str, table: str) -> bool:
+    """Whether a build shown to use CUDA `shown` ("10.1", "11.8", "11") can be the one of a
+    release table's CUDA `table`: the same major.minor up to CUDA 10, the same major after."""
+    a, b = driver_key(shown), driver_key(table)
+    if not a or not b:
+        return True
+    return a[:2] == b[:2] if a[0] <= 10 or b[0] <= 10 else a[0] == b[0]
+
+
 def _minor(version: str) -> str | None:
     try:
         release = Version(version).release
@@ -268,6 +294,23 @@ def cudnn_span(release: CudnnRelease, cc: str) -> str | None:
 @cache
 def _cc_rows() -> dict[tuple[int, int], dict[str, Any]]:
     return {_cc_key(r["compute_capability"]): r for r in _table("gpus")["cc"]}
+
+
+def first_cuda(cc: str) -> str | None:
+    """The first CUDA toolkit that builds code for this compute capability (NVIDIA's architecture
+    compatibility guides), where the table knows it."""
+    row = _cc_row(cc)
+    return str(row["first_cuda"]) if row and row.get("first_cuda") else None
+
+
+def cuda_predates(cuda: str, cc: str) -> str | None:
+    """The first CUDA that builds for `cc` when a build for `cuda` ("10.1", or a bare major "11")
+    is certainly older, so it holds no code for that GPU but PTX of an older one; else None."""
+    first = first_cuda(cc)
+    have, need = driver_key(cuda), driver_key(first)
+    if not first or not have or not need:
+        return None
+    return first if (have[0] < need[0] if len(have) == 1 else have[:2] < need[:2]) else None
 
 
 def _cc_row(cc: str) -> dict[str, Any] | None:

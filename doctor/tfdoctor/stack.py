@@ -246,6 +246,8 @@ def ptxas(facts: Facts) -> Fit | None:
 def python(facts: Facts) -> Fit | None:
     """TensorFlow wheels exist only for the Python versions of its tested build configurations."""
     release = release_of(facts)
+    if release is not None and not release_wheel(facts):
+        return None  # another build (conda's, a source build): its Pythons are not the table's
     py = _version(facts.python.version)
     low, high = (_version(release.python_min), _version(release.python_max)) if release else (None, None)
     if release is None or py is None or low is None or high is None:
@@ -256,14 +258,26 @@ def python(facts: Facts) -> Fit | None:
                _from(facts, "python.version", "the interpreter"), low <= here <= high)
 
 
+def release_wheel(facts: Facts) -> bool:
+    """Whether this TensorFlow can be its release's own wheel: not when it is shown (build info,
+    the CUDA runtime its loader asks for) to use another CUDA than the release's tested build."""
+    tf, release = facts.tensorflow, release_of(facts)
+    table = (release.cuda_build or release.cuda) if release is not None else None
+    if tf is None or table is None or not tf.cuda_version or "tensorflow.cuda_version" in facts.assumed:
+        return True
+    return compat.same_cuda_build(tf.cuda_version, table)
+
+
 def kernels(tf: TensorFlowFacts, cc: str | None) -> str:
     """What this TensorFlow has for a GPU of compute capability `cc`: "sass", "ptx" (PTX the driver
     JIT-compiles), "ptx-fails" (PTX that does not compile for it) or "none". TF's rule
     (gpu_device.cc GetValidDeviceIds): SASS of the same major and a minor <= the device's fits,
     otherwise PTX of an older major is JIT-compiled. A GPU or wheel that does not say counts as sass."""
     built = tf.compute_capabilities
-    if not cc or not built or not _CC.fullmatch(cc):
+    if not cc or not _CC.fullmatch(cc):
         return "sass"
+    if not built:  # a build known by its CUDA only: one older than the GPU holds PTX at best
+        return "ptx" if tf.cuda_version and compat.cuda_predates(tf.cuda_version, cc) else "sass"
     kind = compat.has_kernels_for(built, cc)
     if kind == "ptx" and not compat.ptx_jits_on(tf.version, built, cc):
         return "ptx-fails"
@@ -275,7 +289,7 @@ def _built_for(facts: Facts) -> TensorFlowFacts | None:
     from the release table for a release wheel (not a source build, nightly or NVIDIA's +nv, which
     the table does not describe)."""
     tf = gpu_build(facts)
-    if tf is None or not tf.compute_capabilities:
+    if tf is None or not (tf.compute_capabilities or shown_cuda(facts)):
         return None
     v = _version(tf.version)
     if "tensorflow.compute_capabilities" in facts.assumed and (
@@ -288,13 +302,26 @@ _KERNEL_WORDS = {"sass": "", "ptx": " (PTX, JIT-compiled)", "ptx-fails": " (its 
                  "none": " (no kernels)"}
 
 
+def shown_cuda(facts: Facts) -> str | None:
+    """The CUDA this TensorFlow is shown (not assumed) to be built with."""
+    tf = facts.tensorflow
+    if tf is None or not tf.cuda_version or "tensorflow.cuda_version" in facts.assumed:
+        return None
+    return tf.cuda_version
+
+
 def _gpu_fit(facts: Facts, tf: TensorFlowFacts, element: str, cc: str, what: str, where: str) -> Fit:
+    if tf.compute_capabilities:
+        need, need_from = "compute capability in " + ", ".join(tf.compute_capabilities), _need_from(
+            facts, "tensorflow.compute_capabilities")
+    else:  # known by its CUDA only
+        first = compat.first_cuda(cc) if _CC.fullmatch(cc) else None
+        need = f"a build for CUDA {first} or newer" if first else f"a build for CUDA {tf.cuda_version}"
+        need_from = _need_from(facts, "tensorflow.cuda_version")
     if not _CC.fullmatch(cc):  # a document's text, not a compute capability: nothing to judge
-        return Fit(element, "compute capability in " + ", ".join(tf.compute_capabilities),
-                   _need_from(facts, "tensorflow.compute_capabilities"), cc + what, where, None)
+        return Fit(element, need, need_from, cc + what, where, None)
     kind = kernels(tf, cc)
-    return Fit(element, "compute capability in " + ", ".join(tf.compute_capabilities),
-               _need_from(facts, "tensorflow.compute_capabilities"), f"{cc}{what}{_KERNEL_WORDS[kind]}",
+    return Fit(element, need, need_from, f"{cc}{what}{_KERNEL_WORDS[kind]}",
                where, kind in ("sass", "ptx"), kernels=kind, compute_capability=cc)
 
 

@@ -93,7 +93,7 @@ SCHEMA = {
             "bf16": BOOL,
             "verified": BOOL,
         },
-        {"tensor_core_generation": int},
+        {"tensor_core_generation": int, "first_cuda": STR, "first_cuda_source": STR},
     ),
 }
 ROWS = [
@@ -279,3 +279,13 @@ def test_series_examples_match_only_their_own_row():
                     if any(p.search(example) for p in pats)]
             assert all(r["compute_capability"] == model["compute_capability"] for r in hits), (example, hits)
     assert compat.compute_capability_of("a Radeon RX 7900") is None
+
+
+def test_first_cuda_rises_with_the_architecture():
+    """The first CUDA that builds for a compute capability never falls as the capability rises,
+    and each one names its source (NVIDIA's architecture compatibility guides)."""
+    rows = sorted((Version(r["compute_capability"]), r) for r in load("gpus")["cc"] if "first_cuda" in r)
+    assert [str(v) for v, _ in rows] == ["7.0", "7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "12.0"]
+    firsts = [Version(r["first_cuda"]) for _, r in rows]
+    assert firsts == sorted(firsts)
+    assert all(r["first_cuda_source"].startswith("https://docs.nvidia.com/cuda/") for _, r in rows)

@@ -10,7 +10,7 @@ from packaging.version import Version
 from tfdoctor import compat, stack
 from tfdoctor.checks.common import TF_SOURCE, matching_tf, pip_install
 from tfdoctor.checks.mig import mig_finding
-from tfdoctor.facts import Facts, GpuFacts
+from tfdoctor.facts import Facts, GpuFacts, TensorFlowFacts
 from tfdoctor.findings import Finding, Remediation, Severity
 from tfdoctor.registry import CheckConfig, NotApplicable, check
 from tfdoctor.smoke import peaks
@@ -32,6 +32,22 @@ def _gpu(g: GpuFacts) -> dict[str, str]:
     return {"gpu.index": str(g.index), "gpu.name": g.name or "unknown"}
 
 
+def _build(tf: TensorFlowFacts) -> dict[str, str]:
+    """What the build is known by: its architectures, or only the CUDA it was built with."""
+    if tf.compute_capabilities:
+        return {"tensorflow.compute_capabilities": ", ".join(tf.compute_capabilities)}
+    return {"tensorflow.cuda_version": tf.cuda_version or "?"}
+
+
+def _ptx_only(tf: TensorFlowFacts, cc: str) -> str:
+    """Why only PTX, where the build is known by its CUDA only (NVIDIA's compatibility guides)."""
+    if tf.compute_capabilities or not tf.cuda_version:
+        return ""
+    first = compat.cuda_predates(tf.cuda_version, cc)
+    return (f" (it was built with CUDA {tf.cuda_version}, and CUDA {first} is the first to build code for "
+            f"compute capability {cc}; without PTX in the build, no kernel runs at all)") if first else ""
+
+
 @check("gpu-named-in-ticket", "The GPU a ticket names has kernels in this TensorFlow", "gpu",
        emits=("gpu-named-newer-than-tf", "gpu-too-old-for-tf", "gpu-ptx-jit-only"), needs="tensorflow",
        reads=("tensorflow", "tensorflow.build"))
@@ -46,8 +62,7 @@ def gpu_named_in_ticket(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         raise NotApplicable
     named, cc = facts.intent.gpu or "GPU", fit.compute_capability
     ev = {"gpu": f"{named} ({fit.have_from})", "gpu.compute_capability": f"{cc} (from the model's name)",
-          "tensorflow.compute_capabilities": ", ".join(tf.compute_capabilities),
-          "tensorflow.version": tf.version or "?"}
+          **_build(tf), "tensorflow.version": tf.version or "?"}
     if fit.kernels == "none":
         fits, fix = matching_tf(facts)
         yield Finding(
@@ -60,8 +75,8 @@ def gpu_named_in_ticket(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         yield Finding(
             "gpu-ptx-jit-only", Severity.WARNING,
             f"The ticket names a {named} (compute capability {cc}): TensorFlow {tf.version} runs its "
-            "kernels only by JIT-compiling PTX, so every start can take minutes while the JIT cache "
-            "is cold or too small.",
+            f"kernels only by JIT-compiling PTX{_ptx_only(tf, cc)}, so every start can take minutes "
+            "while the JIT cache is cold or too small.",
             ev, hint="Set CUDA_CACHE_MAXSIZE=4294967296 so the JIT cache survives, or use a TensorFlow "
             "built for this architecture.", links=(TF_SOURCE,))
     else:
@@ -141,9 +156,8 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
     same major and a minor <= the device's; otherwise PTX of an older major is JIT-compiled.
     """
     tf = stack.gpu_build(facts)
-    if tf is None or not tf.compute_capabilities or not facts.driver.gpus:
+    if tf is None or not (tf.compute_capabilities or stack.shown_cuda(facts)) or not facts.driver.gpus:
         raise NotApplicable
-    caps = ", ".join(tf.compute_capabilities)
     for gpus in same_model(facts.driver.gpus):
         g, which = gpus[0], gpu_label(gpus)
         fit = stack.gpu(facts, g)
@@ -153,7 +167,7 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
         ev = {**_gpu(g), "gpu.index": ", ".join(str(x.index) for x in gpus),
               "gpu.compute_capability": g.compute_capability + (
                   " (from the model's name)" if "driver.gpus.compute_capability" in facts.assumed else ""),
-              "tensorflow.compute_capabilities": caps, "tensorflow.version": tf.version or "?"}
+              **_build(tf), "tensorflow.version": tf.version or "?"}
         if kind == "none":
             fits, fix = matching_tf(facts)
             yield Finding(
@@ -168,8 +182,8 @@ def gpu_compute_capability(facts: Facts, config: CheckConfig) -> Iterator[Findin
             yield Finding(
                 "gpu-ptx-jit-only", Severity.WARNING,
                 f"{which} ({g.name}, compute capability {g.compute_capability}) runs "
-                "TensorFlow's kernels only by JIT-compiling PTX: the first run can take "
-                "30 minutes or longer.",
+                f"TensorFlow's kernels only by JIT-compiling PTX{_ptx_only(tf, g.compute_capability)}: "
+                "the first run can take 30 minutes or longer.",
                 ev, hint="Set CUDA_CACHE_MAXSIZE=4294967296 so the JIT cache survives, or use "
                 "a TensorFlow built for this architecture.", links=(TF_SOURCE,))
             if g.compute_capability.startswith("12.") and _xla_targets_sm120(tf.version):

@@ -308,7 +308,17 @@ def _tensorflow(seen: _Seen, python: PythonFacts, platform: PlatformFacts, unkno
     # configuration was settled (2.5's October 2020 nightlies were built for CUDA 11.0, 2.5.0 for
     # 11.2): its build is not assumed from the tables.
     nightly = version is not None and "dev" in version
-    if release is not None and is_cuda is not False and not nightly:
+    # Nor is the build of a TensorFlow shown to use another CUDA than the release's wheels (conda's
+    # tensorflow-gpu 2.4.1 asking for libcudart.so.10.1; pip's 2.4.1 asks for libcudart.so.11.0).
+    cudart = seen.get("tensorflow.cudart")
+    loaded = compat.cuda_of_cudart(str(cudart)) if cudart else None
+    table = (release.cuda_build or release.cuda) if release is not None else None
+    wheel = table is None or all(compat.same_cuda_build(shown, table) for shown in (cuda, loaded) if shown)
+    if cuda is None and loaded and not (wheel and table):
+        cuda = loaded
+        provenance["tensorflow.cuda_version"] = (
+            f"the CUDA runtime TensorFlow's loader asks for ({cudart}, {seen.where('tensorflow.cudart')})")
+    if release is not None and is_cuda is not False and not nightly and wheel:
         if cuda is None and release.cuda:
             cuda = release.cuda_build or release.cuda
             provenance["tensorflow.cuda_version"] = (

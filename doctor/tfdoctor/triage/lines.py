@@ -1,4 +1,5 @@
-"""A ticket's text as the recognisers' lines: long runs of blank lines shortened, numbers kept.
+"""A ticket's text as the recognisers' lines: typography undone, long runs of blank lines
+shortened, numbers kept.
 
 Eight million empty lines are as much a ticket as eight: every recogniser walks every line, so
 a run of blank lines longer than KEEP is cut to its first KEEP lines before they read it, and
@@ -27,6 +28,31 @@ _UNIT = r"[ \t]*(?:\r\n|\r(?!\n)|[\n\v\f\x1c\x1d\x1e\x85\u2028\u2029])"
 # any blank: tried at every space between two words, the search cost 0.07 s of an 8 MiB ticket.
 _STRETCH = re.compile(rf"[{_BREAK_CHARS}][ \t{_BREAK_CHARS}]{{{KEEP},}}")
 _BLANKS = re.compile(r"[ \t]*")
+
+# What a ticket picks up between the terminal and tfdoctor, none of it a program's: the no-break
+# and other Unicode spaces, zero-width characters and typographic quotes a browser, a word
+# processor, a chat or mail client puts in, and the HTML entities of a text taken from a web
+# page's source or an export. The programs print ASCII spaces and quotes; every recogniser reads
+# them so.
+_TYPOGRAPHY = re.compile("[\u00a0\u2000-\u200d\u2018-\u201f\u202f\u205f\u2060\u3000\ufeff]")
+_ASCII = str.maketrans({**dict.fromkeys("\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+                                        "\u200a\u202f\u205f\u3000", " "),
+                        **dict.fromkeys("\u200b\u200c\u200d\u2060\ufeff"),
+                        **dict.fromkeys("\u2018\u2019\u201a\u201b", "'"),
+                        **dict.fromkeys("\u201c\u201d\u201e\u201f", '"')})
+_ENTITY = re.compile(r"&(?:quot|apos|amp|lt|gt|nbsp|#39|#x27|#34|#x22);")
+_ENTITIES = {"&quot;": '"', "&apos;": "'", "&amp;": "&", "&lt;": "<", "&gt;": ">", "&nbsp;": " ",
+             "&#39;": "'", "&#x27;": "'", "&#34;": '"', "&#x22;": '"'}
+
+
+def plain(text: str) -> str:
+    """The text with typography and HTML's entities undone (one level: "&amp;lt;" is "&lt;").
+    Line breaks are untouched, so every line keeps its number."""
+    if not text.isascii() and _TYPOGRAPHY.search(text):  # (isascii: 8 MiB in microseconds)
+        text = text.translate(_ASCII)
+    if "&" in text and _ENTITY.search(text):
+        text = _ENTITY.sub(lambda m: _ENTITIES[m.group()], text)
+    return text
 _KEPT = re.compile(rf"(?:{_UNIT}){{{KEEP}}}")
 
 
@@ -47,12 +73,13 @@ class TicketLines:
 
 
 def ticket_lines(texts: Sequence[str]) -> TicketLines:
-    """Every input's lines, one after another (as str.splitlines splits them), blank runs cut."""
+    """Every input's lines, one after another (as str.splitlines splits them), plain, blank runs
+    cut."""
     lines: list[str] = []
     points: list[int] = []
     removed: list[int] = []
     cut = 0  # lines cut out so far, over all inputs
-    for text in texts:
+    for text in map(plain, texts):
         base, cut_here, pieces, pos, before = len(lines), 0, [], 0, 0  # before: breaks in text[:pos]
         blanks = _BLANKS.match(text)
         lead = blanks.end() if blanks else 0  # where the text's first line has more than blanks

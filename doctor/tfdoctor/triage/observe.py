@@ -46,6 +46,7 @@ PATHS: dict[str, str] = {
     "tensorflow.is_cuda_build": "bool: build_info is_cuda_build / tf.test.is_built_with_cuda()",
     "tensorflow.cuda_version": "str: CUDA TensorFlow was built with (build_info cuda_version)",
     "tensorflow.cudnn_version": "str: cuDNN TensorFlow was built with (build_info cudnn_version)",
+    "tensorflow.cudart": "str: the CUDA runtime TensorFlow's loader opened or could not load (libcudart.so.10.1, cudart64_110.dll)",
     "tensorflow.compute_capabilities": "tuple[str]: build_info cuda_compute_capabilities, e.g. ('sm_35', 'compute_80')",
     # Python and packages (pip list / pip freeze / conda list / collect_env / tracebacks)
     "python.version": "str: Python version, e.g. '3.10.12'",

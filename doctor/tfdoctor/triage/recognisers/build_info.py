@@ -93,16 +93,24 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                 yield _obs("tensorflow.is_cuda_build", out[1] == "True", out[0])
         if "version" in s or "Version" in s or "VERSION" in s:
             yield from _version_line(lines, number, s.strip())
+            if s.lstrip(" -*")[:1] in ("v", "u"):  # "- unknown 2.4.1. TensorFlow version (use command below):"
+                yield from _git_and_version(s.lstrip(" -*").split(". ", 1)[0], number)
         elif "platform" in s.lower() and _OS_HEADING.fullmatch(s.strip()):
             # only native Windows is read here: a WSL or Linux value has its own recognisers
             out = _printed(lines, number, lambda v: bool(v))
             if out and _OS_WINDOWS.fullmatch(out[1]) and "wsl" not in out[1].lower():
                 yield _obs("platform.system", "Windows", out[0])
         elif ("v" in s[:8] or "unknown" in s[:12]) and "." in s:
-            git = _GIT_AND_VERSION.fullmatch(strip_prompt(s))
-            version = tf_version(git.group(1)) if git else None
-            if version:
-                yield _obs("tensorflow.version", version, number)
+            yield from _git_and_version(strip_prompt(s), number)
+
+
+def _git_and_version(s: str, number: int) -> Iterator[Observation]:
+    """The version of the issue template's `print(tf.version.GIT_VERSION, tf.version.VERSION)`:
+    "v2.3.0-54-gfcc4b966f1 2.3.1" from a pip wheel, "unknown 2.4.1" from conda's or a source build."""
+    git = _GIT_AND_VERSION.fullmatch(s)
+    version = tf_version(git.group(1)) if git else None
+    if version:
+        yield _obs("tensorflow.version", version, number)
 
 
 def claimed_cuda(value: str) -> str | None:

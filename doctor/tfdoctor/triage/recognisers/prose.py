@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # (not in the module's names: tests read its gated patterns o
 NAME = "ticket prose"
 
 _TF = gated(re.compile(
-    r"\b(?:tensorflow(?:[-_ ]gpu)?|TF(?:[-_ ]GPU)?|tf[-_ ]nightly(?:[-_ ][cg]pu)?)(?:\s*(?:version)?\s*(?:==|=|:|(?<=\s)-|v)?\s*)"
+    r"\b(?:tensorflow(?:[-_ ]gpu)?|TF(?:[-_ ]GPU)?|tf[-_ ]nightly(?:[-_ ][cg]pu)?)(?:\s*(?:version)?\s*(?:==|=|:|(?<=\s)-|v)?\s*`?)"
     r"(?P<v>2\.\d{1,2}(?:\.\d{1,2})?(?:rc\d|[.-]dev\d{8})?)\b",
     re.IGNORECASE,
 ))
@@ -34,7 +34,7 @@ _TF = gated(re.compile(
 # The packages that break TensorFlow most (checks/packages.py judges them against TF's ranges).
 _PACKAGE = gated(re.compile(r"(?<![\w-])(?P<n>keras|numpy|protobuf)(?:\s*(?:version)?\s*(?:==|=|:|v)?\s*)"
                       r"(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})\b", re.IGNORECASE))
-_PY = gated(re.compile(r"\bPython\s*(?:version)?\s*:?\s*(?P<v>3\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE))
+_PY = gated(re.compile(r"\bPython\s*(?:version)?\s*:{0,2}\s*`?(?P<v>3\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE))
 _WIN = gated(re.compile(
     r"\b(?:Windows|Win)\s*(?:10|11|Server)\b|\bnative Windows\b|\bwin(?:10|11)\b", re.IGNORECASE
 ))

@@ -68,16 +68,20 @@ _DLL = re.compile(r"(?:'|\bopened dynamic library )(?:cudart|cublas|cublasLt|cuf
                   r"|cupti|nvinfer|nvcuda)\w*\.dll\b")
 _CUDA_NOT_ENABLED = "The requested device appears to be a GPU, but CUDA is not enabled."
 _OPENED = re.compile(r"Successfully opened (?:dynamic|CUDA) library (?P<lib>lib\S+?\.so[.\d]*)")
+# The CUDA runtime the loader asks for is the one TensorFlow was built with (dso_loader.cc
+# GetCudaRuntimeLibrary: TF_CUDART_VERSION), in every release's wording
+_CUDART = re.compile(r"(?:Successfully opened (?:dynamic|CUDA) library |Could not (?:load dynamic|dlopen) library ['\"]?"
+                     r"|Couldn't open CUDA library )(?P<lib>libcudart\.so\.\d{1,2}(?:\.\d)?|cudart64_\d{2,3}\.dll)")
 _LD_PATH = re.compile(r"dlerror: .*?; LD_LIBRARY_PATH: (?P<v>\S*)")
 # Besides the lines a log pattern could match, only these lines are read (the literals recognise tests)
 _TRIGGER = Trigger(("device", "[]", "Num GPUs Available", "ython", ".dll'", "site-packages", "import", "Successfully opened",
-                    "LD_LIBRARY_PATH:"))
+                    "LD_LIBRARY_PATH:", "cudart"))
 
 
 def recognise(lines: Sequence[str]) -> Iterator[Observation]:
     """Log causes, registered GPUs, an empty GPU list, the Python version and OS from paths."""
     seen_causes: set[tuple[str, str | None]] = set()
-    python_seen = windows_seen = ld_seen = cpu_build_seen = False
+    python_seen = windows_seen = ld_seen = cpu_build_seen = cudart_seen = False
     packages_seen: set[str] = set()
     pending_found: str | None = None
     gate, known = _causes()
@@ -149,6 +153,11 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
             opened = _OPENED.search(line)
             if opened and opened.group("lib").startswith("libcuda.so"):
                 yield Observation("log.libcuda_loaded", opened.group("lib"), number, NAME)
+        if not cudart_seen and "cudart" in line:
+            cudart = _CUDART.search(line)
+            if cudart:
+                cudart_seen = True
+                yield Observation("tensorflow.cudart", cudart.group("lib"), number, NAME)
         if not ld_seen and "LD_LIBRARY_PATH:" in line:
             ld = _LD_PATH.search(line)
             if ld:
