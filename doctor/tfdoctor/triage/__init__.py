@@ -23,14 +23,17 @@ if TYPE_CHECKING:  # `tfdoctor --help` imports this package: the facts model sta
 
 def observe(texts: Sequence[str]) -> list[Observation]:
     """Every observation of every recogniser, in recogniser order (tool output before prose)."""
-    from tfdoctor.triage.lines import ticket_lines
+    from tfdoctor.triage.lines import ticket_lines, unwrap
     from tfdoctor.triage.recognisers import RECOGNISERS, _text, pip_output, prose, tf_log
 
     ticket = ticket_lines(texts)
-    lines = _without_wishes(ticket.lines)
+    lines, starts = unwrap(ticket.lines)
+    lines = _without_wishes(lines)
     observations = [ob for module in (*RECOGNISERS, pip_output, tf_log, prose)
                     for ob in _safe(module, lines)]
     _text.forget()  # the joined text of an 8 MiB ticket: not kept past reading
+    if starts is not None:  # a wrapped line's number is its first line's
+        observations = [replace(ob, line=starts[ob.line - 1] + 1) for ob in observations]
     if not ticket.points:
         return observations
     return [replace(ob, line=ticket.original(ob.line)) for ob in observations]

@@ -1,5 +1,5 @@
 """A ticket's text as the recognisers' lines: typography undone, long runs of blank lines
-shortened, numbers kept.
+shortened, lines a mail client or terminal wrapped joined back, numbers kept.
 
 Eight million empty lines are as much a ticket as eight: every recogniser walks every line, so
 a run of blank lines longer than KEEP is cut to its first KEEP lines before they read it, and
@@ -127,3 +127,77 @@ def _blank_run(text: str, start: int, end: int) -> tuple[int, int, int] | None:
     end = max(text.rfind(ch, start, end) for ch in _BREAK_CHARS) + 1
     count = _breaks(text, start, end) if end > start else 0
     return (start, end, count) if count > KEEP else None
+
+
+WRAP_WIDTHS = (60, 160)
+"""The widths a mail client, a PDF or a terminal wraps a pasted ticket at."""
+WRAP_LINES = 20000
+"""A ticket with more lines is not unwrapped (none wrapped by hand is so long)."""
+# What starts a line of its own, never the rest of the line before: a log record (TensorFlow's and
+# absl's prefix, dmesg's), a traceback's parts, an exception, a table row, a prompt, Markdown's
+# fences, headings and list items, a pip list row or a table's columns, ...
+_RECORD = re.compile(
+    r"\s*$|\d{4}-\d\d-\d\d[ T]\d\d:\d\d|[IWEF]\d{4} \d\d:\d\d|\[\s*\d+\.\d+\]"
+    r"|\s*(?:Traceback \(|File \"|During handling|The above exception)"
+    r"|[A-Za-z_][\w.]*(?:Error|Exception|Warning)\b"
+    r"|\s*[|+]|\s*(?:\$ |# |>>> |PS [A-Za-z]:|[A-Za-z]:\\[^>]{0,80}>|\(\S+\) )"
+    r"|\s*(?:```|#{1,6} |[-*] |\d+[.)] )|\S+ {2,}\S+\s*$|\S+ {3,}\S"
+    # a logger's or pip's level ("ERROR:", "WARNING:tensorflow:"), a bracketed prefix or link, an
+    # image, bold Markdown, a code line (an import, an assignment, a call)
+    r"|[A-Z]{3,}[A-Z_]*:|!?\[|\*\*|(?:import|from) \w|[\w.]+ = |[\w.]+\("
+)
+_FRAME = re.compile(r'\s*File "')  # a traceback's frame: its source line follows, indented
+
+
+def unwrap(lines: list[str]) -> tuple[list[str], list[int] | None]:
+    """The lines with those a mail client, a PDF or a terminal wrapped at one width joined back, and
+    for each line kept the 0-based index of its first line in `lines` (None: nothing was wrapped).
+
+    A ticket is wrapped at its longest line's width W when at least two lines, and half of its
+    lines over 0.8 W, end where the next word would not have fit (W, as the wrap left them) and
+    go on in a line that starts no record of its own (a log line, a traceback's parts, a table
+    row, a prompt, a list item, an indented line). A terminal cuts at exactly W, inside words:
+    where most such lines are W long, a line of W joins the next without a space."""
+    if len(lines) > WRAP_LINES or len(lines) < 4:
+        return lines, None
+    widths = [len(line.rstrip()) for line in lines]
+    width = max(widths)
+    if not WRAP_WIDTHS[0] <= width <= WRAP_WIDTHS[1]:
+        return lines, None
+    joins = [i for i in range(len(lines) - 1) if _wrapped(lines, widths, width, i)]
+    long = sum(1 for i in range(len(lines) - 1) if widths[i] > 0.8 * width and widths[i + 1])
+    if len(joins) < 2 or 2 * len(joins) < long:
+        return lines, None
+    cut = 2 * sum(1 for i in joins if widths[i] == width) > len(joins)  # a terminal's hard cut
+    joined: list[str] = []
+    starts: list[int] = []
+    wrapped = set(joins)
+    for i, line in enumerate(lines):
+        if i - 1 in wrapped:
+            # a full line is cut inside its last word by a terminal, or by a wrap that breaks a word
+            # longer than a line (a path, a URL)
+            full = widths[i - 1] == width
+            sep = "" if full and (cut or len(lines[i - 1].rsplit(None, 1)[-1]) > width // 4) else " "
+            joined[-1] = joined[-1].rstrip() + sep + line.lstrip() if sep else joined[-1].rstrip() + line
+        else:
+            joined.append(line)
+            starts.append(i)
+    return joined, starts
+
+
+def _wrapped(lines: list[str], widths: list[int], width: int, i: int) -> bool:
+    """Whether line i ends where the wrap at `width` ended it and line i + 1 goes on with it."""
+    line, nxt = lines[i], lines[i + 1]
+    if not widths[i] or not widths[i + 1] or _RECORD.match(nxt) or _FRAME.match(line) or \
+            line.lstrip()[:1] in ("|", "+"):
+        return False
+    if nxt[:1].isspace() and (widths[i] < width or _indent(nxt) == _indent(line)):
+        return False  # an indented line of its own (a terminal's cut at W may fall on a space)
+    if nxt.split(None, 1)[0] == line.split(None, 1)[0]:
+        return False  # one of a run of lines that start alike ("Requirement already satisfied: ...")
+    first = len(nxt.split(None, 1)[0])
+    return widths[i] + 1 + first > width
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
