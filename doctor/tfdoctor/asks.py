@@ -202,6 +202,11 @@ def _known(report: Report, fact: str) -> bool:
     the ticket or the machine rather than assumed from the tables (a ticket that names only
     TensorFlow's version, maybe of a source build, shows nothing of it)."""
     facts = report.facts
+    if fact == "driver" and not (facts.driver.driver_version or facts.driver.nvml_error
+                                 or facts.driver.nvidia_smi_error):
+        # GPUs TensorFlow's log registered, not the driver's own report: nvidia-smi still shows its
+        # version, each GPU's memory in use and the processes holding it
+        return False
     if fact == "tensorflow.build":
         # the tables' tested configuration stands in for a build nobody showed: worth asking
         return facts.known(fact) and "tensorflow.cuda_version" not in facts.assumed

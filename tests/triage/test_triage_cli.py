@@ -15,7 +15,7 @@ import jsonschema
 from tfdoctor.facts import Distribution, DriverFacts, Facts, PythonFacts, TensorFlowFacts
 from tfdoctor.report import build_report
 
-from tests.helpers import healthy
+from tests.helpers import healthy, triage_json
 
 ROOT = Path(__file__).resolve().parents[2]
 TFDOCTOR = [str(Path(sys.executable).parent / "tfdoctor")]
@@ -413,3 +413,33 @@ def test_a_cudnn_failure_asks_for_the_whole_log_first() -> None:
             continue
         assert report.findings[0].id == cause, line
         assert report.ask_for[0].command == TF_LOG, (line, [a.command for a in report.ask_for])
+
+
+def test_gpus_tensorflow_registered_still_ask_for_nvidia_smi() -> None:
+    """kohya_ss#384 (an RTX 4090 on Windows): TensorFlow's log registers the GPU and then runs out
+    of its memory. The log is not the driver's own report: nvidia-smi shows the memory other
+    processes hold, so it is asked first; once it is shown, it is not asked again."""
+    from tfdoctor.triage import triage_facts
+
+    log = ("2023-03-15 06:09:56.874994: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1616] Created device "
+           "/job:localhost/replica:0/task:0/device:GPU:0 with 21284 MB memory:  -> device: 0, name: NVIDIA "
+           "GeForce RTX 4090, pci bus id: 0000:53:00.0, compute capability: 8.9\n"
+           "2023-03-15 06:09:57.022658: I tensorflow/stream_executor/cuda/cuda_driver.cc:733] failed to allocate "
+           "20.79G (22317891584 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n")
+    report = build_report(triage_facts([log])[0])
+    assert report.findings[0].id == "tf-log-gpu-out-of-memory"
+    assert report.facts.driver.gpus and report.ask_for[0].command == "nvidia-smi"
+    smi = (ROOT / "tests" / "triage" / "data" / "nvidia_smi" / "tf62328_driver535.txt").read_text()
+    shown = build_report(triage_facts([smi + "\n" + log])[0])
+    assert shown.facts.driver.driver_version and "nvidia-smi" not in [a.command for a in shown.ask_for]
+
+
+def test_a_commented_out_install_is_not_an_install() -> None:
+    """katib#1915's Dockerfile: '# RUN pip install tensorflow-gpu==2.8.0' is not run, so the
+    tensorflow-text beside it brings no second TensorFlow."""
+    report = triage_json("RUN pip install tensorflow_text==2.8.1\n# RUN pip install tensorflow-gpu==2.8.0\n"
+                         "# pip install tensorflow==2.8.0\n")
+    assert report["facts"]["intent"]["pip_install"] == ["tensorflow_text==2.8.1"]
+    assert "companion-brings-tensorflow" not in [f["id"] for f in report["findings"]]
+    uncommented = triage_json("RUN pip install tensorflow_text==2.8.1\nRUN pip install tensorflow-gpu==2.8.0\n")
+    assert "companion-brings-tensorflow" in [f["id"] for f in uncommented["findings"]]

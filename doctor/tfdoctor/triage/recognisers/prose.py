@@ -127,6 +127,9 @@ _NO_WHEEL = gated(re.compile(
 # ran, a fact; checks/tensorflow.py judges them against what PyPI has)
 _PIP_INSTALL = gated(re.compile(
     r"(?:^|[\s`$>!%])(?:pip3?|python3?\s+-m\s+pip|uv\s+pip)\s+install\s+(?P<args>[^\n`#;|&]+)", re.IGNORECASE))
+# a command commented out ("# RUN pip install tensorflow-gpu==2.8.0" in a Dockerfile, "# pip install
+# ..." in a script): not run
+_COMMENTED = re.compile(r"\s*#+\s*(?:RUN\s+|\$\s*|!)?(?:pip3?|python3?\s+-m\s+pip|uv\s+pip)\s", re.IGNORECASE)
 _REQUIREMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:\[[\w,.-]+\])?(?:[=<>!~]=?[\w.*+!]+(?:,[=<>!~]=?[\w.*+!]+)*)?")
 _CONDA = gated(re.compile(r"\bconda (?:install|create|env|activate)\b|\bminiconda|\banaconda\b", re.IGNORECASE))
 
@@ -480,7 +483,7 @@ def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]
     for stated in (_NO_WHEEL.pattern.finditer(line) if _NO_WHEEL.could_match(line, low) else ()):
         yield "intent.no_wheel", re.sub(r"[/_]", "-", (stated.group("p") or stated.group("q")).lower())
     pip = _PIP_INSTALL.search(line, low)
-    if pip:
+    if pip and not _COMMENTED.match(line):
         args = [a.strip("'\"") for a in pip.group("args").split()[:20] if not a.startswith("-")]
         # a command line gives every requirement; inside a sentence only the first is surely one
         # ("pip install tensorflow==2.6.0 brought in keras")
