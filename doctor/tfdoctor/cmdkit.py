@@ -34,9 +34,10 @@ def judge_options(func: Any) -> Any:
                         help="Fail when TensorFlow can use fewer GPUs than this.")(func)
     func = click.option("-v", "--verbose", is_flag=True,
                         help="Also show info findings and passing checks.")(func)
-    from tfdoctor.share.commands import prometheus_option
-
-    return prometheus_option(func)
+    return click.option(
+        "--prometheus-textfile", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+        help="Also write node_exporter textfile metrics to PATH (atomically; a *.prom file in "
+        "the collector's directory).")(func)
 
 
 TARGET_DEFAULT = ("default: tfdoctor's own when it has TensorFlow, else the active $VIRTUAL_ENV, "

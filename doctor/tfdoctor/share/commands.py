@@ -16,17 +16,6 @@ from tfdoctor.cmdkit import TARGET_DEFAULT
 from tfdoctor.share import CATEGORIES
 
 
-def prometheus_option(func: Any) -> Any:
-    """`--prometheus-textfile PATH` for commands that judge a machine."""
-    return click.option(
-        "--prometheus-textfile",
-        type=click.Path(dir_okay=False, path_type=Path),
-        metavar="PATH",
-        help="Also write node_exporter textfile metrics to PATH (atomically; a *.prom file in "
-        "the collector's directory).",
-    )(func)
-
-
 @click.command("report")
 @click.option(
     "-o",
