@@ -126,7 +126,17 @@ def mine_cudnn() -> list[dict]:
                 )
                 if ver not in e["releases"]:
                     e["releases"].append(ver)
+        # cuDNN's own loader (libcudnn.so.N loads its sub-libraries, cudnn_ops_infer and the rest,
+        # with dlopen): its printf templates, kept whole (no GPU word in them)
+        for lib in sorted((site / "nvidia/cudnn/lib").glob("libcudnn.so.*")):
+            for text in sorted(t for t in art.strings_of_file(lib) if _CUDNN_LOADER.match(t)):
+                e = found.setdefault(text, _entry("cudnn", text, "error", [], source_file=f"lib/{lib.name}"))
+                if ver not in e["releases"]:
+                    e["releases"].append(ver)
     return list(found.values())
+
+
+_CUDNN_LOADER = re.compile(r"Could not load (?:library|symbol) %s(?: from %s)?\. (?:Error: %s|NULL Error)$")
 
 
 def mine_nccl() -> list[dict]:

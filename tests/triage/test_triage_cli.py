@@ -443,3 +443,24 @@ def test_a_commented_out_install_is_not_an_install() -> None:
     assert "companion-brings-tensorflow" not in [f["id"] for f in report["findings"]]
     uncommented = triage_json("RUN pip install tensorflow_text==2.8.1\nRUN pip install tensorflow-gpu==2.8.0\n")
     assert "companion-brings-tensorflow" in [f["id"] for f in uncommented["findings"]]
+
+
+def test_cudnns_own_loader_is_read_in_its_own_words() -> None:
+    """cuDNN loads its sub-libraries itself and says so in its own words (libcudnn.so.8's 'Could not
+    load library %s. Error: %s'; cudnn64_8.dll's 'Error code 126' and 'Please make sure %s is in your
+    library path!', tensorflow/tensorflow#53611); cuDNN 8.3+ on Windows stops at a missing zlib."""
+    for ticket, finding, subject in (
+        ("Could not load library cudnn_cnn_infer64_8.dll. Error code 126\n"
+         "Please make sure cudnn_cnn_infer64_8.dll is in your library path!\n",
+         "tf-log-library-not-loaded", "cudnn_cnn_infer64_8.dll"),
+        ("Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: "
+         "No such file or directory\n", "tf-log-library-not-loaded", "libcudnn_cnn_infer.so.8"),
+        ("Could not load library cudnn_ops_infer64_8.dll. Error code 126\n"
+         "Could not locate zlibwapi.dll. Please make sure it is in your library path!\n",
+         "tf-log-cudnn-zlib-missing", "zlibwapi.dll"),
+    ):
+        top = triage_json(ticket)["findings"][0]
+        assert (top["id"], top["evidence"].get("subject")) == (finding, subject), ticket
+    # 193 (not a 64-bit DLL) is not a library that is missing
+    ids = [f["id"] for f in triage_json("Could not load library cudnn_cnn_infer64_8.dll. Error code 193\n")["findings"]]
+    assert "tf-log-library-not-loaded" not in ids

@@ -156,8 +156,9 @@ def unwrap(lines: list[str]) -> tuple[list[str], list[int] | None]:
     A ticket is wrapped at its longest line's width W when at least two lines, and half of its
     lines over 0.8 W, end where the next word would not have fit (W, as the wrap left them) and
     go on in a line that starts no record of its own (a log line, a traceback's parts, a table
-    row, a prompt, a list item, an indented line). A terminal cuts at exactly W, inside words:
-    where most such lines are W long, a line of W joins the next without a space."""
+    row, a prompt, a list item, an indented line, a sentence after a sentence's end). A terminal
+    cuts at exactly W, inside words: where most such lines are W long, a line of W joins the next
+    without a space."""
     if len(lines) > WRAP_LINES or len(lines) < 4:
         return lines, None
     widths = [len(line.rstrip()) for line in lines]
@@ -195,6 +196,8 @@ def _wrapped(lines: list[str], widths: list[int], width: int, i: int) -> bool:
         return False  # an indented line of its own (a terminal's cut at W may fall on a space)
     if nxt.split(None, 1)[0] == line.split(None, 1)[0]:
         return False  # one of a run of lines that start alike ("Requirement already satisfied: ...")
+    if line.rstrip()[-1] in ".!?:" and nxt.lstrip()[:1].isupper():
+        return False  # a sentence to a line, as people write them
     first = len(nxt.split(None, 1)[0])
     return widths[i] + 1 + first > width
 
