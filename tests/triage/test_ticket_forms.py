@@ -117,12 +117,19 @@ def test_a_wrapped_ticket_reads_as_the_ticket(wrap, width):
 
 
 def test_a_traceback_and_a_table_are_not_joined():
-    """Lines as GitHub shows them: a frame and its source line, nvidia-smi's rows, pip's lines."""
+    """Lines as GitHub shows them: a frame and its source line, nvidia-smi's rows, pip's lines, a
+    prompt and what it printed, an env dump."""
     lines = (TRACEBACK + "+-----------------------------------------------------------------------------+\n"
              "| NVIDIA-SMI 460.32.03    Driver Version: 460.32.03    CUDA Version: 11.2     |\n"
              "|-------------------------------+----------------------+----------------------+\n"
              "Requirement already satisfied: absl-py in /usr/local/lib/python3.10/dist-packages (1.4.0)\n"
              "Requirement already satisfied: numpy in /usr/local/lib/python3.10/dist-packages (1.23.5)\n"
+             "user@host:~$ echo $LD_LIBRARY_PATH\n"
+             "/usr/local/cuda-11.2/lib64:/usr/local/cuda-11.2/extras/CUPTI/lib64:"
+             "/opt/conda/envs/tf/lib/python3.9\n"
+             'TF_CONFIG={"cluster": {"worker": ["worker0.example:2222", "worker1.example:2222"]}, "task": {"type": '
+             '"worker", "index": 0}}\n'
+             "LD_LIBRARY_PATH=/usr/local/cuda-11.2/lib64:/usr/local/cuda-11.2/extras/CUPTI/lib64\n"
              ).splitlines()
     assert unwrap(lines) == (lines, None)
 

@@ -145,6 +145,8 @@ _RECORD = re.compile(
     # a logger's or pip's level ("ERROR:", "WARNING:tensorflow:"), a bracketed prefix or link, an
     # image, bold Markdown, a code line (an import, an assignment, a call)
     r"|[A-Z]{3,}[A-Z_]*:|!?\[|\*\*|(?:import|from) \w|[\w.]+ = |[\w.]+\("
+    # a variable of an env dump ("LD_LIBRARY_PATH=..."), a prompt with its user and host
+    r"|[A-Za-z_]\w*=|\S+@[\w.-]+:\S*[$#] "
 )
 _FRAME = re.compile(r'\s*File "')  # a traceback's frame: its source line follows, indented
 
@@ -156,7 +158,8 @@ def unwrap(lines: list[str]) -> tuple[list[str], list[int] | None]:
     A ticket is wrapped at its longest line's width W when at least two lines, and half of its
     lines over 0.8 W, end where the next word would not have fit (W, as the wrap left them) and
     go on in a line that starts no record of its own (a log line, a traceback's parts, a table
-    row, a prompt, a list item, an indented line, a sentence after a sentence's end). A terminal
+    row, a prompt, a list item, an env dump's variable, an indented line, a sentence after a
+    sentence's end); a line shorter than W / 2 ends for a reason of its own. A terminal
     cuts at exactly W, inside words: where most such lines are W long, a line of W joins the next
     without a space."""
     if len(lines) > WRAP_LINES or len(lines) < 4:
@@ -189,7 +192,9 @@ def unwrap(lines: list[str]) -> tuple[list[str], list[int] | None]:
 def _wrapped(lines: list[str], widths: list[int], width: int, i: int) -> bool:
     """Whether line i ends where the wrap at `width` ended it and line i + 1 goes on with it."""
     line, nxt = lines[i], lines[i + 1]
-    if not widths[i] or not widths[i + 1] or _RECORD.match(nxt) or _FRAME.match(line) or \
+    if 2 * widths[i] < width:  # a short line ends for a reason of its own (a long word follows)
+        return False
+    if not widths[i + 1] or _RECORD.match(nxt) or _FRAME.match(line) or \
             line.lstrip()[:1] in ("|", "+"):
         return False
     if nxt[:1].isspace() and (widths[i] < width or _indent(nxt) == _indent(line)):
