@@ -127,8 +127,8 @@ def test_a_traceback_and_a_table_are_not_joined():
              "user@host:~$ echo $LD_LIBRARY_PATH\n"
              "/usr/local/cuda-11.2/lib64:/usr/local/cuda-11.2/extras/CUPTI/lib64:"
              "/opt/conda/envs/tf/lib/python3.9\n"
-             'TF_CONFIG={"cluster": {"worker": ["worker0.example:2222", "worker1.example:2222"]}, "task": {"type": '
-             '"worker", "index": 0}}\n'
+             'TF_CONFIG={"cluster": {"worker": ["worker0.example:2222", "worker1.example:2222"]}, '
+             '"task": {"type": "worker", "index": 0}}\n'
              "LD_LIBRARY_PATH=/usr/local/cuda-11.2/lib64:/usr/local/cuda-11.2/extras/CUPTI/lib64\n"
              ).splitlines()
     assert unwrap(lines) == (lines, None)
