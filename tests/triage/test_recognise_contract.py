@@ -64,7 +64,7 @@ def test_registry_order_and_names():
     assert names == [
         "nvidia_smi", "pip_list", "build_info", "ldconfig", "proc_version", "kernel_log", "lsmod", "nvcc",
         "uname", "os_release", "collect_env", "tf_env_collect", "env_vars", "tf_reported",
-        "tf_cudnn", "tf_ptxas", "conda_build", "cudnn_header", "tensorrt", "container_image",
+        "tf_cudnn", "tf_ptxas", "conda_build", "conda_info", "cudnn_header", "tensorrt", "container_image",
     ]  # fmt: skip
     assert len({r.NAME for r in RECOGNISERS}) == len(RECOGNISERS)
 
