@@ -304,12 +304,19 @@ def first_cuda(cc: str) -> str | None:
 
 
 def cuda_predates(cuda: str, cc: str) -> str | None:
-    """The first CUDA that builds for `cc` when a build for `cuda` ("10.1", or a bare major "11")
-    is certainly older, so it holds no code for that GPU but PTX of an older one; else None."""
-    first = first_cuda(cc)
-    have, need = driver_key(cuda), driver_key(first)
-    if not first or not have or not need:
+    """The first CUDA that builds code a GPU of `cc` runs, when a build for `cuda` ("10.1", or a
+    bare major "11") is certainly older; else None. A GPU runs code built for its major and any
+    minor up to its own (sm_80 on 8.6 and 8.9), so that is the first CUDA of the oldest
+    capability of its major at or below it: 11.0 for an 8.6 GPU. An older build holds PTX of an
+    older architecture at best."""
+    device = _cc_key(cc)
+    firsts = [driver_key(str(r["first_cuda"])) for key, r in _cc_rows().items()
+              if r.get("first_cuda") and key[0] == device[0] and key <= device]
+    have = driver_key(cuda)
+    need = min((f for f in firsts if f), default=None)
+    if not have or not need:
         return None
+    first = ".".join(map(str, need))
     return first if (have[0] < need[0] if len(have) == 1 else have[:2] < need[:2]) else None
 
 

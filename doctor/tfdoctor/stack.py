@@ -315,7 +315,7 @@ def _gpu_fit(facts: Facts, tf: TensorFlowFacts, element: str, cc: str, what: str
         need, need_from = "compute capability in " + ", ".join(tf.compute_capabilities), _need_from(
             facts, "tensorflow.compute_capabilities")
     else:  # known by its CUDA only
-        first = compat.first_cuda(cc) if _CC.fullmatch(cc) else None
+        first = compat.cuda_predates(tf.cuda_version or "", cc) if _CC.fullmatch(cc) else None
         need = f"a build for CUDA {first} or newer" if first else f"a build for CUDA {tf.cuda_version}"
         need_from = _need_from(facts, "tensorflow.cuda_version")
     if not _CC.fullmatch(cc):  # a document's text, not a compute capability: nothing to judge

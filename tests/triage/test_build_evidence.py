@@ -71,12 +71,12 @@ def test_same_cuda_build(shown, table, same):
 
 
 def test_a_gpu_newer_than_the_builds_cuda_runs_ptx_at_best():
-    """An RTX 3090 (8.6) under a CUDA 10.1 build: CUDA 11.1 is the first to build for 8.6, so the
-    build holds PTX for older GPUs at best (the reporter's TensorFlow 'halted' at its first kernel)."""
+    """An RTX 3090 (8.6) under a CUDA 10.1 build: no CUDA before 11.0 builds code an 8.x GPU runs, so
+    the build holds PTX for older GPUs at best (the reporter's TensorFlow 'halted' at its first kernel)."""
     report = triage_json(TEMPLATE + OPENED.format(lib="libcudart.so.10.1"))
     top = report["findings"][0]
     assert top["id"] == "gpu-ptx-jit-only"
-    assert "CUDA 10.1" in top["message"] and "CUDA 11.1" in top["message"]
+    assert "CUDA 10.1" in top["message"] and "no CUDA before 11.0" in top["message"]
     assert top["evidence"]["tensorflow.cuda_version"] == "10.1"
 
 
@@ -88,10 +88,23 @@ def test_a_gpu_the_builds_cuda_covers_is_not_judged_by_it():
 
 
 @pytest.mark.parametrize(("cuda", "cc", "first"), [
-    ("10.1", "8.6", "11.1"), ("11.0", "8.6", "11.1"), ("11.0", "8.0", None), ("11", "8.6", None),
-    ("10", "8.0", "11.0"), ("11.7", "8.9", "11.8"), ("12.4", "12.0", "12.8"), ("12", "12.0", None),
-    ("12.8", "12.0", None), ("10.1", "6.1", None),
+    ("10.1", "8.6", "11.0"), ("11.0", "8.6", None), ("11.0", "8.0", None), ("11", "8.6", None),
+    ("10", "8.0", "11.0"), ("11.7", "8.9", None), ("11.7", "9.0", "11.8"), ("12.4", "12.0", "12.8"),
+    ("12", "12.0", None), ("12.8", "12.0", None), ("10.1", "6.1", None), ("9.0", "7.5", None),
 ])
 def test_cuda_predates(cuda, cc, first):
-    """A bare major ("11", "12") is not known to predate a GPU its later minors build for."""
+    """A GPU runs code built for its major up to its own minor (sm_80 on an 8.9 GPU), so a build
+    predates it only before the first CUDA of its major; a bare major ("11", "12") is not known to
+    predate a GPU its later minors build for."""
     assert compat.cuda_predates(cuda, cc) == first
+
+
+def test_a_gpu_of_an_older_capability_of_its_major_runs_the_builds_code():
+    """conda-forge's TF 2.15 for CUDA 11.8 (not the wheel's 12.2) on an RTX 4090 (8.9): CUDA 11.8
+    builds sm_80 and sm_86, which an 8.9 GPU runs, so nothing is said of its kernels."""
+    report = triage_json("- TensorFlow version: 2.15.0\n- GPU: NVIDIA GeForce RTX 4090\n"
+                         "{'cuda_version': '11.8', 'cudnn_version': '8', 'is_cuda_build': True}\n")
+    assert report["facts"]["tensorflow"]["cuda_version"] == "11.8"
+    assert report["facts"]["tensorflow"]["compute_capabilities"] == []
+    ids = [f["id"] for f in report["findings"]]
+    assert not {"gpu-ptx-jit-only", "gpu-named-newer-than-tf"} & set(ids)

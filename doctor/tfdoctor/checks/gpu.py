@@ -44,8 +44,10 @@ def _ptx_only(tf: TensorFlowFacts, cc: str) -> str:
     if tf.compute_capabilities or not tf.cuda_version:
         return ""
     first = compat.cuda_predates(tf.cuda_version, cc)
-    return (f" (it was built with CUDA {tf.cuda_version}, and CUDA {first} is the first to build code for "
-            f"compute capability {cc}; without PTX in the build, no kernel runs at all)") if first else ""
+    if not first:
+        return ""
+    return (f" (it was built with CUDA {tf.cuda_version}, and no CUDA before {first} builds code a GPU of "
+            f"compute capability {cc} runs; without PTX in the build, no kernel runs at all)")
 
 
 @check("gpu-named-in-ticket", "The GPU a ticket names has kernels in this TensorFlow", "gpu",
