@@ -195,6 +195,7 @@ def _nccl_error_strings(site: Path, names: list[str], rel: list[str]) -> list[di
 
 _KERAS_MIGRATION = re.compile(
     r"(?i)keras ?[23]\b|tf_keras|tf-keras|legacy|TF_USE_LEGACY_KERAS|keras\.src|\.h5\b|SavedModel"
+    r"|`\.keras`"  # Keras 3's own format, which it requires where Keras 2 wrote .h5
 )
 
 
