@@ -57,3 +57,11 @@ def test_a_sentence_about_virtual_packages_is_not_conda_info():
     report = triage_json("I read that virtual packages : are how conda finds CUDA.\n")
     ids = [f["id"] for f in report["findings"]]
     assert "tf-log-conda-no-cuda" not in ids
+
+
+def test_the_list_is_read_quoted_or_with_tabs():
+    """A mail reply's '> ' and a tab for the alignment: the same list (field_forms caught both)."""
+    quoted = "\n".join("> " + line for line in WITH_CUDA.splitlines()) + "\n"
+    tabbed = WITH_CUDA.replace("                          ", "\t\t\t")
+    for ticket in (quoted, tabbed):
+        assert triage_json(ticket)["facts"]["driver"]["cuda_driver_version"] == "12.2", ticket

@@ -22,13 +22,13 @@ from collections.abc import Iterator, Sequence
 from tfdoctor.facts_smoke import LogCause
 from tfdoctor.triage.observe import Observation
 
-from ._text import Trigger, Walk
+from ._text import Trigger, Walk, clean
 
 NAME = "conda info"
 
 _TRIGGER = Trigger(("virtual packages :",))
 _PACKAGE = re.compile(r"__\w+=\S*")
-_MORE = re.compile(r"\s{10,}(__\w+=\S*)\s*$")  # the list goes on, aligned under its first entry
+_MORE = re.compile(r"\s*(__\w+=\S*)\s*$")  # the list goes on, one entry to a line (its indent may be gone)
 NO_CUDA = "conda-no-cuda"
 """The cause of knowledge/causes/python.toml both forms name."""
 
@@ -41,7 +41,7 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
             continue  # not conda info's row
         packages = [first.strip()]
         for line in lines[number : number + 20]:
-            more = _MORE.match(line)
+            more = _MORE.match(clean(line))
             if more is None:
                 break
             packages.append(more.group(1))
