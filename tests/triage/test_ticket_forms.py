@@ -118,7 +118,7 @@ def test_a_wrapped_ticket_reads_as_the_ticket(wrap, width):
 
 def test_a_traceback_and_a_table_are_not_joined():
     """Lines as GitHub shows them: a frame and its source line, nvidia-smi's rows, pip's lines, a
-    prompt and what it printed, an env dump."""
+    prompt and what it printed, an env dump, a command, a message's indented part."""
     lines = (TRACEBACK + "+-----------------------------------------------------------------------------+\n"
              "| NVIDIA-SMI 460.32.03    Driver Version: 460.32.03    CUDA Version: 11.2     |\n"
              "|-------------------------------+----------------------+----------------------+\n"
@@ -130,6 +130,14 @@ def test_a_traceback_and_a_table_are_not_joined():
              'TF_CONFIG={"cluster": {"worker": ["worker0.example:2222", "worker1.example:2222"]}, '
              '"task": {"type": "worker", "index": 0}}\n'
              "LD_LIBRARY_PATH=/usr/local/cuda-11.2/lib64:/usr/local/cuda-11.2/extras/CUPTI/lib64\n"
+             # a command, then a label (spatialvla#19); a message, then its indented part
+             # (tensorflow#48502)
+             "conda install pytorch==2.5.1 torchvision==0.20.1 torchaudio==2.5.1 pytorch-cuda=12.1 "
+             "-c pytorch\n"
+             "CUDA 12.4\n"
+             "while/NcclAllReduce_271: unsupported op: No registered 'NcclAllReduce' OpKernel for "
+             "XLA_GPU_JIT\n"
+             "        Stacktrace:\n"
              ).splitlines()
     assert unwrap(lines) == (lines, None)
 

@@ -149,6 +149,9 @@ _RECORD = re.compile(
     r"|[A-Za-z_]\w*=|\S+@[\w.-]+:\S*[$#] "
 )
 _FRAME = re.compile(r'\s*File "')  # a traceback's frame: its source line follows, indented
+# A command, which is a line of its own ("conda install ... -c nvidia", then "CUDA 12.1")
+_COMMAND = re.compile(r"\s*(?:\$ |sudo |!|%)?(?:conda|mamba|pip3?|python3?|docker|apt(?:-get)?|yum|dnf|"
+                      r"export|cd|git|nvidia-smi|nvcc|ldconfig|module|srun|sbatch|kubectl|wget|curl)\s")
 
 
 def unwrap(lines: list[str]) -> tuple[list[str], list[int] | None]:
@@ -159,9 +162,9 @@ def unwrap(lines: list[str]) -> tuple[list[str], list[int] | None]:
     lines over 0.8 W, end where the next word would not have fit (W, as the wrap left them) and
     go on in a line that starts no record of its own (a log line, a traceback's parts, a table
     row, a prompt, a list item, an env dump's variable, an indented line, a sentence after a
-    sentence's end); a line shorter than W / 2 ends for a reason of its own. A terminal
-    cuts at exactly W, inside words: where most such lines are W long, a line of W joins the next
-    without a space."""
+    sentence's end); a line shorter than W / 2, or a command, ends for a reason of its own. A
+    terminal cuts at exactly W, inside words: where most such lines are W long, a line of W joins
+    the next without a space."""
     if len(lines) > WRAP_LINES or len(lines) < 4:
         return lines, None
     widths = [len(line.rstrip()) for line in lines]
@@ -194,11 +197,11 @@ def _wrapped(lines: list[str], widths: list[int], width: int, i: int) -> bool:
     line, nxt = lines[i], lines[i + 1]
     if 2 * widths[i] < width:  # a short line ends for a reason of its own (a long word follows)
         return False
-    if not widths[i + 1] or _RECORD.match(nxt) or _FRAME.match(line) or \
+    if not widths[i + 1] or _RECORD.match(nxt) or _FRAME.match(line) or _COMMAND.match(line) or \
             line.lstrip()[:1] in ("|", "+"):
         return False
-    if nxt[:1].isspace() and (widths[i] < width or _indent(nxt) == _indent(line)):
-        return False  # an indented line of its own (a terminal's cut at W may fall on a space)
+    if nxt[:1].isspace() and (widths[i] < width or _indent(nxt) > 1 or _indent(nxt) == _indent(line)):
+        return False  # an indented line of its own (a terminal's cut at W may leave one space)
     if nxt.split(None, 1)[0] == line.split(None, 1)[0]:
         return False  # one of a run of lines that start alike ("Requirement already satisfied: ...")
     if line.rstrip()[-1] in ".!?:" and nxt.lstrip()[:1].isupper():
