@@ -63,6 +63,11 @@ class TfRelease:
     checked: str
     note: str | None
 
+    @property
+    def wheel_cuda(self) -> str:
+        """The CUDA of the release's own wheels: the exact build's where inspected."""
+        return self.cuda_build or self.cuda
+
 
 @dataclass(frozen=True, slots=True)
 class DriverRequirement:

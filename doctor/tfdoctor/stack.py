@@ -262,7 +262,7 @@ def release_wheel(facts: Facts) -> bool:
     """Whether this TensorFlow can be its release's own wheel: not when it is shown (build info,
     the CUDA runtime its loader asks for) to use another CUDA than the release's tested build."""
     tf, release = facts.tensorflow, release_of(facts)
-    table = (release.cuda_build or release.cuda) if release is not None else None
+    table = release.wheel_cuda if release is not None else None
     if tf is None or table is None or not tf.cuda_version or "tensorflow.cuda_version" in facts.assumed:
         return True
     return compat.same_cuda_build(tf.cuda_version, table)

@@ -74,7 +74,7 @@ def driver_for_tf(facts: Facts) -> str:
                 "configuration)")
     version, row = hit
     system = "windows" if _native_windows(facts) else "linux"
-    need = compat.min_driver(row.cuda_build or row.cuda, system)
+    need = compat.min_driver(row.wheel_cuda, system)
     if need is None or not (need.full or need.minor_compat):
         return f"a driver that supports CUDA {row.cuda} (TensorFlow {version.major}.{version.minor}'s build)"
     floor = need.minor_compat or need.full

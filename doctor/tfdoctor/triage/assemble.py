@@ -312,7 +312,7 @@ def _tensorflow(seen: _Seen, python: PythonFacts, platform: PlatformFacts, unkno
     # tensorflow-gpu 2.4.1 asking for libcudart.so.10.1; pip's 2.4.1 asks for libcudart.so.11.0).
     cudart = seen.get("tensorflow.cudart")
     loaded = compat.cuda_of_cudart(str(cudart)) if cudart else None
-    table = (release.cuda_build or release.cuda) if release is not None else None
+    table = release.wheel_cuda if release is not None else None
     wheel = table is None or all(compat.same_cuda_build(shown, table) for shown in (cuda, loaded) if shown)
     if cuda is None and loaded and not (wheel and table):
         cuda = loaded
@@ -320,7 +320,7 @@ def _tensorflow(seen: _Seen, python: PythonFacts, platform: PlatformFacts, unkno
             f"the CUDA runtime TensorFlow's loader asks for ({cudart}, {seen.where('tensorflow.cudart')})")
     if release is not None and is_cuda is not False and not nightly and wheel:
         if cuda is None and release.cuda:
-            cuda = release.cuda_build or release.cuda
+            cuda = release.wheel_cuda
             provenance["tensorflow.cuda_version"] = (
                 f"tested build configuration of TensorFlow {release.version}")
             assumed.append("tensorflow.cuda_version")

@@ -28,6 +28,7 @@ _UNIT = r"[ \t]*(?:\r\n|\r(?!\n)|[\n\v\f\x1c\x1d\x1e\x85\u2028\u2029])"
 # any blank: tried at every space between two words, the search cost 0.07 s of an 8 MiB ticket.
 _STRETCH = re.compile(rf"[{_BREAK_CHARS}][ \t{_BREAK_CHARS}]{{{KEEP},}}")
 _BLANKS = re.compile(r"[ \t]*")
+_KEPT = re.compile(rf"(?:{_UNIT}){{{KEEP}}}")
 
 # What a ticket picks up between the terminal and tfdoctor, none of it a program's: the no-break
 # and other Unicode spaces, zero-width characters and typographic quotes a browser, a word
@@ -53,7 +54,6 @@ def plain(text: str) -> str:
     if "&" in text and _ENTITY.search(text):
         text = _ENTITY.sub(lambda m: _ENTITIES[m.group()], text)
     return text
-_KEPT = re.compile(rf"(?:{_UNIT}){{{KEEP}}}")
 
 
 @dataclass(frozen=True, slots=True)
