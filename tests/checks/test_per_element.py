@@ -87,6 +87,25 @@ def test_a_library_the_user_says_is_not_found_is_a_fact_judged_per_library() -> 
     assert "cuda-library-missing" not in _findings("libcusolver is found in site-packages\n")
 
 
+def test_every_wording_of_a_missing_library_is_the_same_fact() -> None:
+    """Users say a library is missing before its name as often as after it: "the images have no
+    libcudnn.so.8" (DeepLabCut#2164), "tensorflow tries to load `libcudnn.so.9`, but the image uses
+    8" (tensorflow/build#221), "cannot find shared library file libcudart.so.11.0". Each is the
+    same fact; a library named as what a release needs, a load that did not fail, or cuDNN's own
+    "Could not load library" (a program's line, the log's) is none."""
+    for said, soname in (
+            ("The container images have no libcudnn.so.8, and I cannot use the GPU", "libcudnn.so.8"),
+            ("tensorflow tries to load `libcudnn.so.9`, but the docker image uses 8", "libcudnn.so.9"),
+            ("tensorflow cannot find shared library file libcudart.so.11.0", "libcudart.so.11.0"),
+            ("there is no cudnn64_8.dll in my CUDA bin folder", "cudnn64_8.dll")):
+        hit = _findings(said + "\n")["cuda-library-missing"]
+        assert hit["evidence"]["library.soname"] == soname, (said, hit["evidence"])
+    for said in ("TensorFlow 2.4 requires libcudart.so.11.0",
+                 "it tries to load libcudnn.so.8 from /usr/lib and works",
+                 "Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object"):
+        assert "cuda-library-missing" not in _findings(said + "\n"), said
+
+
 def test_a_windows_dll_the_user_says_is_not_found_is_judged_with_windows_advice() -> None:
     """tensorflow/tensorflow#57531: "cudart64_110.dll not found" on native Windows with TensorFlow
     2.9 (the name TensorFlow's loader asks for there): the same fact, with the Windows advice

@@ -75,14 +75,20 @@ _AND_CUDA = gated(re.compile(r"\btensorflow\[and-cuda\]", re.IGNORECASE))
 # What the user says is installed: "the CPU version that is installed", "cpu build is installed"
 _CPU_BUILD = gated(re.compile(r"\bcpu[- ](?:only )?(?:build|version|variant)s? (?:that )?(?:of tensorflow )?"
                               r"(?:is|was|are|were|gets|got|being) (?:installed|pulled|picked)", re.IGNORECASE))
-# "libcudart.so.11.0 not found", "`libcusolver` is not found", "cudart64_110.dll not found" (the names TensorFlow's loader asks
-# for on Linux and on native Windows): a CUDA library the user says TensorFlow cannot find (a fact
-# judged by cuda-libraries like a probed library that did not resolve; TensorFlow's own message for
-# it is dso_loader's "Could not load dynamic library", a log line)
+# "libcudart.so.11.0 not found", "cannot find libcudnn.so.8", "the images have no libcudnn.so.8",
+# "tensorflow tries to load `libcudnn.so.9`, but ...", "cudart64_110.dll is missing" (the names
+# TensorFlow's loader asks for on Linux and on native Windows, never a bare product name): a CUDA
+# library the user says TensorFlow cannot find (a fact judged by cuda-libraries like a probed
+# library that did not resolve; TensorFlow's own message for it is dso_loader's "Could not load
+# dynamic library" and cuDNN's own "Could not load library %s", log lines)
 _LIBRARY_MISSING = gated(re.compile(
+    r"(?:(?P<neg>\b(?!could not load library )(?:cannot|can't|can ?not|could ?not|couldn't|unable to|fails? to|failed to|did ?not|didn't)"
+    r" (?:find|load|open|locate|dlopen)(?: the)?(?: shared)?(?: (?:library|lib|file))?(?: file)?"
+    r"|\b(?:has|have|had|there is|there's|without) no)"
+    r"|(?P<try>\b(?:tries|tried|trying) to (?:load|open|dlopen|find)))?\s*[`'\"]?"
     r"\b(?P<s>(?P<lib>lib)?(?P<n>cudart|cublaslt|cublas|cufft|curand|cusolver|cusparse|cudnn|nccl)"
     r"(?(lib)\w*(?:\.so[.\d]*)?|64_\d+\.dll))"
-    r"[`'\"]?\s+(?:is\s+)?(?:not found|missing)", re.IGNORECASE))
+    r"(?(neg)|[`'\"]?(?(try),?\s+but\b|\s+(?:is\s+|was\s+|are\s+)?(?:not found|missing)))", re.IGNORECASE))
 _LIBRARY_NAMES = {"cublaslt": "cublasLt"}
 # "works in tf 2.15 ... fails in 2.16", "upgrading from TensorFlow 2.15 to 2.16": the release the code
 # worked with, and the one in hand (checks/packages.py judges a move across Keras 2 -> 3)
