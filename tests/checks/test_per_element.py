@@ -102,7 +102,8 @@ def test_every_wording_of_a_missing_library_is_the_same_fact() -> None:
         assert hit["evidence"]["library.soname"] == soname, (said, hit["evidence"])
     for said in ("TensorFlow 2.4 requires libcudart.so.11.0",
                  "it tries to load libcudnn.so.8 from /usr/lib and works",
-                 "Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object"):
+                 "Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared "
+                 "object file"):
         assert "cuda-library-missing" not in _findings(said + "\n"), said
 
 
