@@ -53,3 +53,18 @@ def test_not_with_its_own_cuda_libraries_a_gpu_listed_no_release_or_elsewhere() 
     listed = ("Colab, tensorflow 2.15.0\n>>> tf.config.list_physical_devices('GPU')\n"
               "[PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU')]\n")
     assert not _found(triage_json(listed))
+
+
+def test_a_companion_that_pins_tensorflow_brings_its_release_onto_the_runtime() -> None:
+    """keras-team/keras-hub#1321: on Colab, `pip install keras-nlp` fetched tensorflow-text 2.15.0,
+    whose wheels require tensorflow 2.15 by name (tensorflow/text's setup.py), so pip replaces the
+    runtime's TensorFlow: pip's own "Downloading" line is the fact, the user never named TF."""
+    ticket = ("In google colab, after importing keras-nlp, access to GPU is lost:\n"
+              "!pip install keras-nlp==0.6.3\n"
+              "Collecting tensorflow-text (from keras-nlp==0.6.3)\n"
+              "  Downloading tensorflow_text-2.15.0-cp310-cp310-manylinux_2_17_x86_64.whl (5.2 MB)\n")
+    [f] = _found(triage_json(ticket))
+    assert "installs tensorflow-text==2.15.0 (which requires tensorflow 2.15)" in f["message"], f["message"]
+    # a companion that follows no TensorFlow release, or one not pinned, brings none
+    assert not _found(triage_json("On Colab\n!pip install tensorflow-text\n"))
+    assert not _found(triage_json("On Colab\n  Downloading keras_nlp-0.6.3-py3-none-any.whl (584 kB)\n"))

@@ -54,3 +54,17 @@ def test_conda_build_string_and_cpuinfo_flags() -> None:
 def test_prose_and_commands_are_not_conflicts() -> None:
     """A sentence about dependencies and a pip command say nothing."""
     assert seen("My tensorflow setup depends on numpy, please help\npip install tensorflow==2.15") == []
+
+
+def test_the_wheels_pip_fetches_are_what_it_installs() -> None:
+    """pip's "Downloading <wheel>" and "Using cached <wheel>" (keras-team/keras-hub#1321; pip before
+    20.3 printed the whole URL): the wheel's own file name (PEP 427) names the release it installs.
+    A source archive or a line cut before the wheel's name says nothing."""
+    assert seen("Downloading tensorflow_text-2.15.0-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl (5.2 MB)") \
+        == [("intent.pip_install", ("tensorflow-text==2.15.0",))]
+    assert seen("  Downloading https://files.pythonhosted.org/packages/ab/cd/tensorflow_gpu-2.4.0-cp38-cp38-manylinux2010_x86_64.whl (394.8MB)") \
+        == [("intent.pip_install", ("tensorflow-gpu==2.4.0",))]
+    assert seen("Using cached tensorflow-2.12.0-cp310-cp310-win_amd64.whl (1.9 kB)") \
+        == [("intent.pip_install", ("tensorflow==2.12.0",))]
+    assert seen("Downloading tensorflow-2.12.0.tar.gz (10 kB)") == []
+    assert seen("Downloading tensorflow_text-2.15.0-cp310") == []

@@ -146,8 +146,9 @@ def hosted_tf(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     runtime is configured with just one GPU version. If you install a version of TF that is using a
     different GPU then you would only be able to use CPU" (a TensorFlow maintainer, tensorflow#90014);
     "TF with GPU support is already installed by default in GPU runtimes; there's no need to install
-    your own" (the Colab team, googlecolab/colabtools#442). A ticket there that installs TensorFlow,
-    or names the release it runs, may run one the runtime is not set up for: a warning, since
+    your own" (the Colab team, googlecolab/colabtools#442). A ticket there that installs TensorFlow
+    (or a tensorflow-text release, which brings its own), or names the release it runs, may run one
+    the runtime is not set up for: a warning, since
     the preinstalled release may be that one. Not where the install brings its own CUDA libraries
     ([and-cuda]) or TensorFlow listed a GPU."""
     hosted = facts.platform.hosted
@@ -155,7 +156,9 @@ def hosted_tf(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
         raise NotApplicable
     asked = [(text, req) for text in facts.intent.pip_install if (req := _requirement(text)) is not None
              and canonicalize_name(req.name) in TF_DISTRIBUTIONS]
-    installs = [text for text, _ in asked]
+    installs = [text for text, _ in asked] + [
+        f"{text} (which requires tensorflow {brought})" for text in facts.intent.pip_install
+        if (brought := _tensorflow_brought(text)) is not None]
     tf = facts.tensorflow
     named = tf.version if tf is not None and tf.version else None
     gpu_listed = bool(facts.smoke and any(d.device_type == "GPU" for d in facts.smoke.devices))
@@ -368,6 +371,19 @@ def tf_install_cuda_libs(facts: Facts, config: CheckConfig) -> Iterator[Finding]
         remediation=Remediation("install-tf-and-cuda", (
             pip_install(facts, and_cuda_requirement(Version(release.version))),)),
         links=(TF_INSTALL,))
+
+
+def _tensorflow_brought(text: str) -> str | None:
+    """The TensorFlow release a pinned tensorflow-text brings: its wheels require `tensorflow` of
+    their own minor by name ("tensorflow>=2.15.0, <2.16", tensorflow/text's setup.py)."""
+    req = _requirement(text)
+    if req is None or canonicalize_name(req.name) != "tensorflow-text":
+        return None
+    pinned = [s.version for s in req.specifier if s.operator == "=="]
+    if not pinned or not _is_version(pinned[0]):
+        return None
+    v = Version(pinned[0])
+    return f"{v.major}.{v.minor}"
 
 
 def _requirement(text: str) -> Requirement | None:

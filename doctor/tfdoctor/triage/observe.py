@@ -82,7 +82,7 @@ PATHS: dict[str, str] = {
     "tensorrt.stated": "str: a libnvinfer soname the user says is installed ('the actual libraries are named libnvinfer.so.10')",
     "intent.and_cuda": "bool: the ticket installs tensorflow[and-cuda] (the pip CUDA wheels)",
     "intent.worked_with": "str: a TensorFlow release the user says the code worked with (prose)",
-    "intent.pip_install": "tuple[str]: the requirements of a pip install command in the ticket",
+    "intent.pip_install": "tuple[str]: the requirements of a pip install command in the ticket, and the wheels pip shows it fetches",
     "intent.no_wheel": "str: a package the user says pip has no wheel or distribution of (prose), its PyPI name",
     "intent.start_seconds": "float: how long the user says each start of GPU work takes, in seconds (prose)",
     "platform.hosted": "str: the hosted notebook runtime the ticket runs on ('Google Colab'), from its words or google.colab",

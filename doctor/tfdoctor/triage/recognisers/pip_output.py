@@ -1,4 +1,5 @@
-"""pip's resolver conflicts and /proc/cpuinfo's flags line: facts in output no other recogniser reads.
+"""pip's resolver conflicts, the wheels it fetches, and /proc/cpuinfo's flags line: facts in output no
+other recogniser reads.
 
 "tensorflow 2.9.1 requires protobuf<3.20,>=3.9.2, but you have protobuf 4.21.2 which is
 incompatible." names an installed TensorFlow distribution and an installed package with their
@@ -44,12 +45,19 @@ _DEPENDS = re.compile(r"(?:^|\s)(?P<who>tensorflow(?:-gpu|-cpu|-intel)?) \(?(?P<
 _SETUPTOOLS = re.compile(r"(?P<dep>[A-Za-z0-9][\w.-]{0,80}) (?P<dv>\d[\w.]*) is installed but (?P=dep)"
                          r"(?P<spec>\S{1,80}) is required by \{'(?P<who>tensorflow[\w-]*)'\}")
 _INSTALLED = re.compile(r"^Successfully installed (?P<list>.{1,20000})$")
+# pip's "Downloading tensorflow_text-2.15.0-cp310-cp310-manylinux_2_17_x86_64.whl (5.2 MB)" and "Using
+# cached ..." (pip 20.3+; older pips print the file's whole URL): the wheel it fetched for a
+# requirement, named by the wheel's own file name (PEP 427: {distribution}-{version}-...-{platform}.whl),
+# is the release it is about to install
+_FETCHED = re.compile(r"^(?:Downloading|Using cached) (?:[^\s/]*/)*(?P<n>[A-Za-z0-9][A-Za-z0-9_.]*?)-(?P<v>\d[\w.+!]*?)"
+                      r"(?:-\d\w*)?-[\w.]+-[\w.]+-[\w.]+\.whl\b")
 _PKG = re.compile(r"^(?P<n>[A-Za-z0-9][\w.-]*?)-(?P<v>\d[\w.+!]*)$")
 # The banner of NVIDIA's CUDA container images: "CUDA Version 12.1.1" under "== CUDA ==".
 _BANNER = re.compile(r"^CUDA Version (?P<v>\d+\.\d+\.\d+)$")
 _FLAGS = re.compile(r"^flags\s*:\s*(?P<f>[a-z0-9_ ]{10,4000})$")
 _TRIGGER = Trigger(("tensorflow", "Detected an installation", "currently using is", " but you", " depends on ",
-                     " is installed but ", "Successfully installed ", "CUDA Version ", "flags"))
+                     " is installed but ", "Successfully installed ", "CUDA Version ", "flags", "Downloading ",
+                     "Using cached "))
 _WANTED = ("sse4_1", "sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_vnni", "amx_tile")
 
 
@@ -125,6 +133,11 @@ def recognise(lines: Sequence[str]) -> Iterator[Observation]:
                     yield Observation("python.package", (name, pkg.group("v")), number, NAME)
                     if name in _TF:
                         yield Observation("tensorflow.distribution", (name, pkg.group("v")), number, NAME)
+        elif text.startswith(("Downloading ", "Using cached ")) and len(text) < 1000:
+            fetched = _FETCHED.match(text)
+            if fetched:
+                yield Observation("intent.pip_install", (f"{_norm(fetched.group('n'))}=={fetched.group('v')}",),
+                                  number, NAME)
         elif text.startswith("CUDA Version ") and _BANNER.match(text):
             yield Observation("toolkit.nvcc_version", text.split()[-1], number, NAME)
         elif not flags_done and text.startswith("flags"):
