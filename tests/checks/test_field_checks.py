@@ -8,7 +8,7 @@ from dataclasses import replace
 from tfdoctor.facts import Distribution, HostFacts, IntentFacts, TensorFlowFacts, ToolkitFacts
 from tfdoctor.facts_smoke import LogCause, SmokeDevice, SmokeFacts
 
-from tests.helpers import change, healthy, ids, judge
+from tests.helpers import change, healthy, ids, judge, triage_json
 
 # Real kernel-log lines (Xid 79: NVIDIA's Xid table example; DMAR: an Intel VT-d fault as dmesg prints it).
 XID = "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus."
@@ -59,6 +59,25 @@ def test_keras_with_tf_before_216() -> None:
     assert "keras-3-with-old-tf" in with_keras("2.13.0", "3.1.1")
     assert "keras-tf-mismatch" in with_keras("2.6.1", "2.7.0")
     assert not {"keras-3-with-old-tf", "keras-tf-mismatch"} & set(with_keras("2.13.0", "2.13.1"))
+    # TF 2.4 and 2.5 carry their own Keras: a standalone Keras 2 beside them is not judged, Keras 3 is
+    assert "keras-3-with-old-tf" in with_keras("2.4.1", "3.6.0")
+    assert not {"keras-3-with-old-tf", "keras-tf-mismatch"} & set(with_keras("2.4.1", "2.4.3"))
+
+
+def test_an_import_that_fails_on_keras_of_another_release_is_keras_s_consequence() -> None:
+    """remigenet/TKAN#16: Keras 3.6 under TensorFlow 2.4.1 dies importing a TensorFlow module 2.4
+    lacks. The import error is the Keras mismatch's consequence, so Keras is the root cause, not
+    the Python version that the wheels' table would fault (conda builds 2.4.1 for Python 3.9)."""
+    ticket = ('  File "/opt/conda/envs/tf-gpu/lib/python3.9/site-packages/keras/src/tree/optree_impl.py", '
+              'line 17, in <module>\n'
+              '    from tensorflow.python.trackable.data_structures import ListWrapper\n'
+              "ModuleNotFoundError: No module named 'tensorflow.python.trackable'\n"
+              "I have installed the tensorflow-gpu= 2.4.1 and keras=3.6.0.\n")
+    report = triage_json(ticket)
+    found = {f["id"]: f for f in report["findings"]}
+    assert report["findings"][0]["id"] == "keras-3-with-old-tf", [f["id"] for f in report["findings"]]
+    assert found["tf-log-python-exception"]["caused_by"] == "keras-3-with-old-tf"
+    assert "pip uninstall -y keras" in " ".join(found["keras-3-with-old-tf"]["remediation"]["commands"])
 
 
 def test_companion_packages() -> None:

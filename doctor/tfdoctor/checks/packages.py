@@ -10,7 +10,7 @@ from packaging.version import Version
 
 from tfdoctor import compat
 from tfdoctor.checks.advice import install_tf_keras
-from tfdoctor.checks.common import pip_install, version
+from tfdoctor.checks.common import pip_install, pip_uninstall, version
 from tfdoctor.facts import Facts, ProbeIssue
 from tfdoctor.findings import Finding, Remediation, Severity
 from tfdoctor.registry import CheckConfig, CouldNotCheck, NotApplicable, check
@@ -175,14 +175,24 @@ KERAS2_PACKAGES = {
 
 def _keras_before_216(facts: Facts, tf_version: str, tfv: Version) -> Iterator[Finding]:
     """TF 2.6-2.15 require the keras of their own minor (setup.py: keras >= 2.x, < 2.x+1); Keras 3
-    only works with TF >= 2.16 (keras.io)."""
+    only works with TF >= 2.16 (keras.io), whatever older release it meets (2.4 and 2.5 carried
+    their Keras inside TensorFlow, and Keras 3 imports TensorFlow modules they do not have)."""
     have = facts.python.packages.get("keras")
     keras = version(have)
-    if keras is None or tfv < Version("2.6"):
+    if keras is None or (tfv < Version("2.6") and keras.major < 3):
         return
     series = f"{tfv.major}.{tfv.minor}"
     fix = Remediation("pin-python-packages", (pip_install(facts, f"keras~={series}.0"),))
-    if keras.major >= 3:
+    if keras.major >= 3 and tfv < Version("2.6"):
+        yield Finding("keras-3-with-old-tf", Severity.ERROR,
+                      f"Keras {have} is installed, but TensorFlow {tf_version} carries its own Keras 2 "
+                      "(tf.keras) and Keras 3 needs TensorFlow 2.16 or newer.",
+                      {"keras": have or "", "tensorflow.version": tf_version},
+                      hint="Uninstall keras and use tf.keras, or upgrade TensorFlow to 2.16 or newer for "
+                           "Keras 3.",
+                      remediation=Remediation("pin-python-packages", (pip_uninstall(facts, "keras"),)),
+                      links=(KERAS3,))
+    elif keras.major >= 3:
         yield Finding("keras-3-with-old-tf", Severity.ERROR,
                       f"Keras {have} is installed, but TensorFlow {tf_version} works only with Keras 2 "
                       f"({series}): tf.keras and Keras 3 code break each other.",
