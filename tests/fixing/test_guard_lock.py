@@ -89,6 +89,30 @@ def test_cancel_stops_the_whole_group(tmp_path: Path):
         Path(f"/proc/{grandchild}/stat").read_text().split(") ", 1)[1][0] == "Z"
 
 
+def test_a_command_stopped_for_a_cancel_is_cancelled_even_when_it_exits_0(tmp_path: Path):
+    """A shell whose child the stop kills first returns from `wait` with 0 and may exit 0 before
+    its own SIGTERM lands (a CI run failed on that race): it was still stopped, not finished.
+    Here the shell ignores SIGTERM, so it always exits 0 once its child is gone."""
+    marker = tmp_path / "pid"
+    token = CancelToken()
+    script = f"trap '' TERM; sleep 60 & echo $! > {marker}; wait; exit 0"
+
+    def cancel_once_started() -> None:
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not (marker.exists() and marker.read_text().strip()):
+            time.sleep(0.02)
+        token.set("SIGTERM")
+
+    threading.Thread(target=cancel_once_started, daemon=True).start()
+    with pytest.raises(Cancelled, match="SIGTERM"):
+        run_guarded(["sh", "-c", script], timeout=30, cancel=token)
+    # a command that finished on its own before anyone cancelled is not
+    done = CancelToken()
+    result = run_guarded(["sh", "-c", "exit 0"], timeout=30, cancel=done)
+    done.set("late")
+    assert result.returncode == 0
+
+
 def test_the_watchdog_kills_pip_when_tfdoctor_is_killed(tmp_path: Path):
     """kill -9 of the process that ran the command: its watchdog kills the command's group."""
     marker = tmp_path / "pid"

@@ -109,7 +109,7 @@ def run_guarded(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
         watchdog = _watchdog(proc.pid, token_of(proc) or "")
         follow = _Follow(out, tell) if tell is not None else None
         try:
-            code, timed_out = _wait(proc, timeout, cancel, follow)
+            code, timed_out, stopped = _wait(proc, timeout, cancel, follow)
         finally:
             reap(proc)  # what the command left behind
             _dismiss(watchdog)
@@ -120,7 +120,7 @@ def run_guarded(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
     if log is not None:
         with open(log, "a", encoding="utf-8") as f:
             f.write(f"$ {' '.join(argv)}\n{text}\n")
-    if cancel is not None and cancel.is_set() and code != 0:
+    if stopped and cancel is not None:
         raise Cancelled(cancel.reason)
     return CommandResult(tuple(argv), None if timed_out else code, text, "", timed_out=timed_out)
 
@@ -154,20 +154,26 @@ def _ignore(_line: str) -> None:
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float, cancel: CancelToken | None,
-          follow: _Follow | None = None) -> tuple[int | None, bool]:
+          follow: _Follow | None = None) -> tuple[int | None, bool, bool]:
+    """(exit code, timed out, stopped because `cancel` was set). A command stopped for a cancel
+    is cancelled whatever its exit code: a shell whose child the stop killed first may exit 0
+    (`wait` returns 0) before its own SIGTERM arrives."""
     deadline = time.monotonic() + timeout
     while True:
         if follow is not None:
             follow()
         if wait_exited(proc, 0.1):
             reap(proc)
-            return proc.returncode, False
+            return proc.returncode, False, False
         if cancel is not None and cancel.is_set():
+            if proc.poll() is not None:  # it finished on its own before the stop
+                reap(proc)
+                return proc.returncode, False, False
             reap(proc, grace=TERM_GRACE)
-            return proc.returncode, False
+            return proc.returncode, False, True
         if time.monotonic() > deadline:
             reap(proc)
-            return proc.returncode, True
+            return proc.returncode, True, False
 
 
 def _watchdog(pgid: int, token: str) -> subprocess.Popen[bytes] | None:
