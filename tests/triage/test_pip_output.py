@@ -27,7 +27,10 @@ def test_resolution_impossible_block_poetry_and_buildkit_prefix() -> None:
     for line, dep in (("    tensorflow 2.12.0 depends on numpy<1.24 and >=1.22", "numpy"),
                       (" and tensorflow (2.14.0) depends on wrapt (>=1.11.0,<1.15), tensorflow (>=2.14.0) requires",
                        "wrapt"),
-                      ("#30 26.12     tensorflow 2.5.0 depends on numpy~=1.19.2", "numpy")):
+                      ("#30 26.12     tensorflow 2.5.0 depends on numpy~=1.19.2", "numpy"),
+                      # jax-ml/jax#21335: PubGrub's (poetry, uv) form names the extra too
+                      ("Because tensorflow[and-cuda] (2.15.0) depends on nvidia-nccl-cu12 (2.16.5)",
+                       "nvidia-nccl-cu12")):
         out = seen(line)
         causes = [v for p, v in out if p == "log.cause"]
         assert causes and causes[0][0] == "pip-dependency-conflict" and causes[0][1].startswith(dep), out

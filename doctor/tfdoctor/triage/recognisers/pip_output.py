@@ -37,10 +37,12 @@ _TF = {
 _CONDA_TF = re.compile(r"^(?P<n>tensorflow(?:-base)?)\s+(?P<v>2\.\d+\.\d+)(?:\s+|-)(?P<b>(?:cuda|cpu|mkl|eigen|gpu)\w*)")
 _DETECTED = re.compile(r"(?:Detected an installation of version|The versions? of TensorFlow you are currently using is)"
                        r" (?P<v>2\.\d+\.\d+)")
-# pip's resolver: "tensorflow 2.12.0 depends on numpy<1.24 and >=1.22"; poetry: "tensorflow (2.14.0)
-# depends on wrapt (>=1.11.0,<1.15)"; setuptools: "numpy 1.18.5 is installed but numpy~=1.19.2 is
+# pip's resolver: "tensorflow 2.12.0 depends on numpy<1.24 and >=1.22"; poetry's and uv's (PubGrub):
+# "tensorflow (2.14.0) depends on wrapt (>=1.11.0,<1.15)", "Because tensorflow[and-cuda] (2.15.0)
+# depends on nvidia-nccl-cu12 (2.16.5)"; setuptools: "numpy 1.18.5 is installed but numpy~=1.19.2 is
 # required by {'tensorflow'}".
-_DEPENDS = re.compile(r"(?:^|\s)(?P<who>tensorflow(?:-gpu|-cpu|-intel)?) \(?(?P<wv>\d+\.\d+[\w.]*)\)? depends on "
+_DEPENDS = re.compile(r"(?:^|\s)(?P<who>tensorflow(?:-gpu|-cpu|-intel)?)(?:\[[\w,-]{1,40}\])? \(?(?P<wv>\d+\.\d+[\w.]*)\)? "
+                      r"depends on "
                       r"(?P<dep>[A-Za-z0-9][\w.-]{0,80}) ?\(?(?P<spec>[^)]{0,80})\)?")
 _SETUPTOOLS = re.compile(r"(?P<dep>[A-Za-z0-9][\w.-]{0,80}) (?P<dv>\d[\w.]*) is installed but (?P=dep)"
                          r"(?P<spec>\S{1,80}) is required by \{'(?P<who>tensorflow[\w-]*)'\}")
