@@ -16,6 +16,7 @@ import os
 import signal
 import stat
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -103,6 +104,54 @@ def token_of(proc: subprocess.Popen[Any]) -> str | None:
     """The token `spawn` gave this child (None once reaped, or for a child it did not start)."""
     tracked = _tracked(proc)
     return tracked[1] if tracked else None
+
+
+_WATCHDOG = (
+    "import os, signal, sys\n"
+    "pgid, token = int(sys.argv[1]), sys.argv[2].encode()\n"
+    "if sys.stdin.buffer.read(1) != b'x':\n"  # end of file without goodbye: tfdoctor died
+    "    key = b'TFDOCTOR_RUN_TOKEN='\n"
+    "    for pid in filter(str.isdigit, os.listdir('/proc')):\n"
+    "        try:\n"
+    "            env = open(f'/proc/{pid}/environ', 'rb').read().split(b'\\0')\n"
+    "            mine = any(e.startswith(key) and token in e[len(key):].split() for e in env)\n"
+    "            if mine and int(pid) != os.getpid():\n"
+    "                os.kill(int(pid), signal.SIGKILL)\n"
+    "        except OSError:\n"
+    "            pass\n"
+    "    try:\n"
+    "        os.killpg(pgid, signal.SIGKILL)\n"
+    "    except OSError:\n"
+    "        pass\n"
+)
+
+
+def watchdog(proc: subprocess.Popen[Any]) -> subprocess.Popen[bytes] | None:
+    """A process that SIGKILLs this child's group, and every process carrying its token, when its
+    stdin reaches end of file without a goodbye: tfdoctor was killed (SIGKILL cannot be caught).
+    A process of its own, so it acts at once, while the child itself may sit for seconds in one
+    call that holds its interpreter's lock (dlopen of TensorFlow's libraries). `dismiss` ends it."""
+    token = token_of(proc)
+    if token is None:
+        return None
+    try:
+        return spawn([sys.executable, "-I", "-S", "-c", _WATCHDOG, str(proc.pid), token],
+                     stdin=subprocess.PIPE)
+    except OSError:  # pragma: no cover  (no watchdog: the group is still stopped on exit paths)
+        return None
+
+
+def dismiss(guard: subprocess.Popen[bytes] | None) -> None:
+    """Say goodbye to a `watchdog` (its child ended the ordinary way) and reap it."""
+    if guard is None or guard.stdin is None:
+        return
+    try:
+        guard.stdin.write(b"x")
+        guard.stdin.close()
+    except OSError:
+        pass
+    wait_exited(guard, 5.0)
+    reap(guard, grace=0.0)
 
 
 def reap(proc: subprocess.Popen[Any], grace: float = TERM_GRACE) -> tuple[int, ...]:

@@ -83,3 +83,55 @@ def test_smoke_child_exits_when_tfdoctor_is_killed(tmp_path, tf_cpu_python):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert wait_gone(mark, 10) == []
+
+
+STUCK = textwrap.dedent("""\
+    import os, re, sys, threading
+    # the smoke child's own exit-with-parent watch (smoke/_child.py), then one call that holds the
+    # interpreter's lock for minutes, as the dlopen of TensorFlow's libraries holds it for seconds
+    def watch():
+        while os.read(0, 4096):
+            pass
+        os._exit(3)
+    threading.Thread(target=watch, daemon=True).start()
+    open(sys.argv[1], "w").write(str(os.getpid()))
+    re.match(r"(a|aa)*c", "a" * 64)
+    """)
+
+
+def test_a_smoke_child_holding_its_interpreter_lock_dies_with_tfdoctor(tmp_path: Path) -> None:
+    """A child whose main thread holds the interpreter's lock never runs its EOF watch thread:
+    only the watchdog process (children.watchdog) kills it when tfdoctor is SIGKILLed. (A CI run
+    failed test_smoke_child_exits_when_tfdoctor_is_killed on a loaded machine: the child was still
+    in TensorFlow's import 10 seconds after tfdoctor died.)"""
+    stuck, pidfile = tmp_path / "stuck.py", tmp_path / "pid"
+    stuck.write_text(STUCK)
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\nexec {sys.executable} {stuck} {pidfile}\n")
+    fake.chmod(0o755)
+    package = str(Path(__import__("tfdoctor").__file__).parents[1])
+    code = ("import sys, time; sys.path.insert(0, sys.argv[1]); from tfdoctor.host import Host; "
+            "from tfdoctor.smoke.runner import start_smoke; "
+            "start_smoke(Host(python=sys.argv[2]), budget=300, per_recipe=300); time.sleep(300)")
+    parent = subprocess.Popen([sys.executable, "-c", code, package, str(fake)])
+    try:
+        deadline = time.monotonic() + 30
+        while not (pidfile.exists() and pidfile.read_text()):
+            assert time.monotonic() < deadline, "the smoke child did not start"
+            time.sleep(0.05)
+        child = int(pidfile.read_text())
+        time.sleep(0.3)  # into its long call
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return
+        if state == "Z":
+            return
+        time.sleep(0.05)
+    os.kill(child, signal.SIGKILL)
+    raise AssertionError("the smoke child outlived the killed tfdoctor")

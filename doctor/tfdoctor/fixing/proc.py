@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -24,27 +23,9 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import IO
 
-from tfdoctor.children import reap, spawn, token_of, wait_exited
+from tfdoctor.children import dismiss, reap, spawn, wait_exited, watchdog
 from tfdoctor.host import CommandResult
 
-WATCHDOG = (
-    "import os, signal, sys\n"
-    "pgid, token = int(sys.argv[1]), sys.argv[2].encode()\n"
-    "if sys.stdin.buffer.read(1) != b'x':\n"  # end of file without goodbye: tfdoctor died
-    "    key = b'TFDOCTOR_RUN_TOKEN='\n"
-    "    for pid in filter(str.isdigit, os.listdir('/proc')):\n"
-    "        try:\n"
-    "            env = open(f'/proc/{pid}/environ', 'rb').read().split(b'\\0')\n"
-    "            mine = any(e.startswith(key) and token in e[len(key):].split() for e in env)\n"
-    "            if mine and int(pid) != os.getpid():\n"
-    "                os.kill(int(pid), signal.SIGKILL)\n"
-    "        except OSError:\n"
-    "            pass\n"
-    "    try:\n"
-    "        os.killpg(pgid, signal.SIGKILL)\n"
-    "    except OSError:\n"
-    "        pass\n"
-)
 TERM_GRACE = 3.0
 """Seconds pip gets after SIGTERM to leave before SIGKILL (it cleans its temp directories)."""
 
@@ -106,13 +87,13 @@ def run_guarded(argv: Sequence[str], *, timeout: float, env: Mapping[str, str] |
             proc = spawn(argv, stdout=out, stderr=out, env=env)
         except OSError as exc:
             return CommandResult(tuple(argv), None, "", "", error=exc.strerror or str(exc))
-        watchdog = _watchdog(proc.pid, token_of(proc) or "")
+        guard = watchdog(proc)
         follow = _Follow(out, tell) if tell is not None else None
         try:
             code, timed_out, stopped = _wait(proc, timeout, cancel, follow)
         finally:
             reap(proc)  # what the command left behind
-            _dismiss(watchdog)
+            dismiss(guard)
             if follow is not None:
                 follow(final=True)
         out.seek(0)
@@ -174,28 +155,6 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float, cancel: CancelToken | N
         if time.monotonic() > deadline:
             reap(proc)
             return proc.returncode, True, False
-
-
-def _watchdog(pgid: int, token: str) -> subprocess.Popen[bytes] | None:
-    """A process that kills group `pgid`, and every process carrying `token`, when its stdin
-    reaches end of file without a goodbye (tfdoctor was killed)."""
-    try:
-        return spawn([sys.executable, "-I", "-S", "-c", WATCHDOG, str(pgid), token],
-                     stdin=subprocess.PIPE)
-    except OSError:  # pragma: no cover  (no watchdog: the group is still stopped on exit paths)
-        return None
-
-
-def _dismiss(watchdog: subprocess.Popen[bytes] | None) -> None:
-    if watchdog is None or watchdog.stdin is None:
-        return
-    try:
-        watchdog.stdin.write(b"x")
-        watchdog.stdin.close()
-    except OSError:
-        pass
-    wait_exited(watchdog, 5.0)
-    reap(watchdog, grace=0.0)
 
 
 @contextmanager

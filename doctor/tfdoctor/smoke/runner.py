@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from tfdoctor.children import exited, reap, spawn
+from tfdoctor.children import dismiss, exited, reap, spawn, watchdog
 from tfdoctor.facts_smoke import RecipeResult, SmokeFacts
 from tfdoctor.host import Host
 from tfdoctor.smoke.recipes import recipe_names
@@ -140,6 +140,7 @@ class _Run:
         self.dropped = 0
         self.start_time = 0.0
         self.proc: subprocess.Popen[str] | None = None
+        self.guard: subprocess.Popen[bytes] | None = None
         self.spawn_error: OSError | None = None
 
     def start(self) -> None:
@@ -147,10 +148,13 @@ class _Run:
         self.start_time = time.monotonic()
         argv = [self.host.python, str(CHILD), json.dumps({"recipes": list(self.names)})]
         try:
-            # stdin stays open and unused: the child's watchdog exits when it reads EOF, i.e.
-            # when tfdoctor is gone, even by SIGKILL (no orphan TensorFlow holding a GPU).
+            # stdin stays open and unused: the child's watch thread exits when it reads EOF, i.e.
+            # when tfdoctor is gone, even by SIGKILL (no orphan TensorFlow holding a GPU); the
+            # watchdog process does the same at once, while that thread may wait seconds for the
+            # child's interpreter lock (held through the dlopen of TensorFlow's libraries)
             self.proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, env=child_env(self.host), text=True)
+            self.guard = watchdog(self.proc)
         except OSError as exc:
             self.spawn_error = exc
         try:
@@ -162,6 +166,7 @@ class _Run:
         except BaseException:
             if self.proc is not None:
                 reap(self.proc)  # nobody will watch it: stop it now
+                dismiss(self.guard)
             raise
 
     def finish(self) -> SmokeFacts:
@@ -182,6 +187,7 @@ class _Run:
             # The child, its group and whatever escaped them (setsid daemons holding our pipes
             # or carrying its token): once they are gone the pipes reach end-of-file.
             survivors = reap(proc)
+            dismiss(self.guard)
             _close(proc.stdin)
             self.nvml.stop()
         joined_by = time.monotonic() + 2.0
