@@ -76,6 +76,17 @@ WINDOWS: dict[str, tuple[str, str]] = {
 """Native Windows: its commands where the Linux ones do not run. It has no kernel module or kernel
 log to show, so those facts are asked as nvidia-smi; the CUDA DLLs TensorFlow loads come from the
 toolkit's bin directory on PATH, so the toolkit is asked before the DLLs."""
+TFJS: dict[str, tuple[str, str] | None] = {
+    "cuda_driver": ("tf-log", "TF_CPP_MIN_LOG_LEVEL=0 node -e \"require('@tensorflow/tfjs-node-gpu')\"  # the whole log"),
+    "libraries": ("libraries", "ldconfig -p | grep -E 'libcuda\\.so|libcudart|libcublas|libcudnn'; "
+                               "ls node_modules/@tensorflow/tfjs-node*/deps/lib"),
+    "tensorflow": None,
+    "python": None,
+}
+"""TensorFlow.js in Node.js (IntentFacts.binding "tfjs-node"): its TensorFlow is the libtensorflow
+its native addon loads, so Python's pip and prints show nothing of it, and nothing tfdoctor reads
+shows it but TensorFlow's own log, which Node.js prints as it loads the addon (None: nothing to ask
+for that fact)."""
 LINUX_ONLY = ("driver.kernel_module", "driver.device_nodes", "host")
 LIMIT = 4
 """At most this many asks: support asks for a few things, not for everything."""
@@ -100,14 +111,15 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
     the report points at (EVIDENCE), then by how many checks each decides and how low in the stack
     they sit (registration order is bottom of the stack first)."""
     windows = report.facts.platform.system == "Windows" and not report.facts.platform.is_wsl
+    binding = report.facts.intent.binding
     # From 2.14 (and wherever [and-cuda] is installed) TensorFlow's CUDA parts (ptxas, libdevice,
     # the libraries) come from pip's nvidia-* wheels, which pip list shows; before, from the
     # system's toolkit, which nvcc and its folder show
     release = stack.release_of(report.facts)
     wheels = report.facts.intent.and_cuda or (release is not None and stack.pip_era(release))
 
-    def _command(fact: str) -> str:
-        return _command_for(fact, windows)
+    def _command(fact: str) -> str | None:
+        return _command_for(fact, windows, binding)
 
     def evidence_of(finding_id: str) -> tuple[str, ...]:
         facts = EVIDENCE.get(finding_id, ())
@@ -139,7 +151,7 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
     # the question, which nvidia-smi topo and the kernel show), nor on WSL (nvidia-smi there shows
     # whether the Windows driver reaches Linux at all, which TensorFlow's log cannot tell from a
     # driver not installed).
-    log = _command("cuda_driver")
+    log = _command("cuda_driver") or TF_LOG
     no_log = _no_log(report) and not report.facts.known("cuda_driver")
     if no_log:
         scores[log] = 8.0
@@ -149,9 +161,9 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
     for index, finding in enumerate(pointed):
         weight = min(index, 3)
         for rank, fact in enumerate(evidence_of(finding.id)):
-            if _known(report, fact):
-                continue
             command = _command(fact)
+            if command is None or _known(report, fact):
+                continue
             # The strongest reason to ask counts, not how many findings share it.
             evidence[command] = max(evidence.get(command, 0.0), 40.0 - 10 * weight - 3 * rank)
             facts_of.setdefault(command, fact)
@@ -166,6 +178,8 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
         for fact in outcome.missing:
             fact = "driver" if windows and fact in LINUX_ONLY else fact
             command = _command(fact)
+            if command is None:
+                continue
             scores[command] = scores.get(command, 0.0) + 1.0 + (total - rank) / total
             facts_of.setdefault(command, fact)
             if outcome.check not in decides.setdefault(command, []):
@@ -176,7 +190,7 @@ def ask_for(report: Report) -> tuple[AskFor, ...]:
         above = [_command("driver")]
         if report.facts.intent.gpu and not report.facts.intent.pip_install:
             above.append(_command("python.packages"))
-        scores[log] = max(scores[log], *(scores.get(c, 0.0) + 0.5 for c in above))
+        scores[log] = max(scores[log], *(scores.get(c, 0.0) + 0.5 for c in above if c is not None))
     # what would confirm the findings comes first; the checks each command decides break ties
     best = sorted(scores, key=lambda c: (-evidence.get(c, 0.0), -scores[c]))[:LIMIT]
     return tuple(AskFor(facts_of[c], c, tuple(decides[c])) for c in best)
@@ -217,10 +231,19 @@ def _known(report: Report, fact: str) -> bool:
                    for u in facts.unknown)
 
 
-def _command_for(fact: str, windows: bool) -> str:
+def _command_for(fact: str, windows: bool, binding: str | None = None) -> str | None:
+    """The command that shows `fact` (its longest listed prefix) on this platform and binding;
+    None where that binding has nothing to show it."""
     parts = fact.split(".")
-    for i in range(len(parts), 0, -1):
-        hit = (windows and WINDOWS.get(".".join(parts[:i]))) or COMMANDS.get(".".join(parts[:i]))
+    keys = [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
+    if binding == "tfjs-node":
+        key = next((k for k in keys if k in TFJS), None)
+        if key is not None and TFJS[key] is None:
+            return None
+        if key is not None and not (windows and key in WINDOWS):  # Windows' DLL search is the same
+            return TFJS[key][1]  # type: ignore[index]
+    for key in keys:
+        hit = (windows and WINDOWS.get(key)) or COMMANDS.get(key)
         if hit:
             return hit[1]
     return f"({fact})"

@@ -560,6 +560,10 @@ class IntentFacts:
     """The ticket runs TensorFlow on several GPUs at once: its code uses a tf.distribute strategy that
     spans GPUs (MirroredStrategy, MultiWorkerMirroredStrategy, CentralStorageStrategy), or its words
     say multi-GPU / multiple GPUs."""
+    binding: str | None = None
+    """The binding the ticket runs TensorFlow through when it is not Python's: "tfjs-node"
+    (TensorFlow.js in Node.js, @tensorflow/tfjs-node or -gpu, whose native addon loads the
+    libtensorflow it downloaded). Python's pip list and prints say nothing of that TensorFlow."""
 
 
 @dataclass(frozen=True, slots=True)

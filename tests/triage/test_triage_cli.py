@@ -315,6 +315,30 @@ def test_native_windows_is_asked_in_its_own_commands(tmp_path: Path) -> None:
     assert not [c for c in commands if "ldconfig" in c or "lsmod" in c or "/proc/" in c or "uname" in c]
 
 
+TFJS = """**System information**
+- OS Platform and Distribution: Windows 11
+- TensorFlow.js version: tfjs-node-gpu 4.22.0, tfjs-node 4.22.0
+- GPU: Nvidia RTX 4070
+
+`tfjs-node-gpu` works 3 times slower than `tfjs-node`.
+"""
+
+
+def test_tensorflow_js_in_node_is_asked_in_what_node_shows() -> None:
+    """tensorflow/tfjs#8509: TensorFlow.js in Node.js loads the libtensorflow its addon downloaded,
+    so pip list and Python's prints show nothing of it: no Python command is asked, and the whole
+    log is Node.js loading the addon. The same ticket about Python gets Python's commands."""
+    report = triage_json(TFJS)
+    assert report["facts"]["intent"]["binding"] == "tfjs-node"
+    commands = [a["command"] for a in report["ask_for"]]
+    assert not [c for c in commands if "python" in c or "pip " in c], commands
+    assert 'node -e "require(\'@tensorflow/tfjs-node-gpu\')"' in " ".join(commands), commands
+    python = triage_json(TFJS.replace("tfjs-node-gpu 4.22.0, tfjs-node 4.22.0", "2.10.1")
+                         .replace("`tfjs-node-gpu`", "GPU").replace("`tfjs-node`", "CPU"))
+    assert python["facts"]["intent"]["binding"] is None
+    assert any("pip list" in a["command"] or "python" in a["command"] for a in python["ask_for"])
+
+
 def test_a_build_taken_from_the_tables_is_marked_assumed_and_still_unknown_to_asks():
     """A ticket that names only TensorFlow 2.15 gets its CUDA, cuDNN and compute capabilities from
     that release's tested build configuration: the facts say so in `assumed` (typed; asks read it,

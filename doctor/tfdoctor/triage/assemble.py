@@ -106,9 +106,10 @@ def assemble(observations: Iterable[Observation], collected_at: str) -> Facts:
                          worked_with=seen.get("intent.worked_with") or None, pip_install=pip_install,
                          no_wheel=tuple(dict.fromkeys(str(ob.value) for ob in seen.each("intent.no_wheel"))),
                          start_seconds=seen.get("intent.start_seconds"),
-                         multi_gpu=bool(seen.get("intent.multi_gpu")))
+                         multi_gpu=bool(seen.get("intent.multi_gpu")),
+                         binding=seen.get("intent.binding") or None)
     for path in ("intent.gpu", "intent.and_cuda", "intent.worked_with", "intent.pip_install",
-                 "intent.no_wheel", "intent.start_seconds", "intent.multi_gpu"):
+                 "intent.no_wheel", "intent.start_seconds", "intent.multi_gpu", "intent.binding"):
         if seen.get(path):
             provenance[path] = seen.where(path) or ""
     # The libraries a ticket shows are those the user says are not found: the list stays unknown

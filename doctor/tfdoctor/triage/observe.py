@@ -87,6 +87,7 @@ PATHS: dict[str, str] = {
     "intent.start_seconds": "float: how long the user says each start of GPU work takes, in seconds (prose)",
     "platform.hosted": "str: the hosted notebook runtime the ticket runs on ('Google Colab'), from its words or google.colab",
     "intent.multi_gpu": "bool: the ticket runs TensorFlow on several GPUs at once (a multi-GPU tf.distribute strategy in its code, or its words)",
+    "intent.binding": "str: the binding the ticket runs TensorFlow through when not Python's ('tfjs-node': TensorFlow.js in Node.js)",
     "run.multi_gpu_wrong": "bool: the user's multi-GPU training gives NaN or wrong numbers (prose)",
 }
 """Every path an observation may name, with the value it carries."""

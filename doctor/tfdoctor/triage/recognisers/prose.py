@@ -112,6 +112,10 @@ _MULTI_GPU = gated(re.compile(
 # whose GPU runtime is set up for the TensorFlow it preinstalls (checks/tensorflow.py hosted-tf). Not
 # a link (colab.research.google.com, googlecolab/colabtools): tracker templates ask for a Colab gist.
 _COLAB = gated(re.compile(r"(?<![\w/.-])(?:google[ .])?colab(?:oratory)?\b(?![./])", re.IGNORECASE))
+# "tfjs-node-gpu 4.22.0", "@tensorflow/tfjs-node", ".../node_modules/@tensorflow/tfjs-node-gpu/lib/...":
+# TensorFlow.js in Node.js, whose native addon loads the libtensorflow it downloaded; the ticket's
+# TensorFlow is that one, not a Python package (asks.py asks for what Node.js shows)
+_TFJS = gated(re.compile(r"(?<![\w-])tfjs-node(?:-gpu)?(?![\w-])", re.IGNORECASE))
 # "a first-time delay of 90-120 seconds when we create the session", "takes 20 minutes to start":
 # how long each start of GPU work takes, as the user timed it (checks/gpu.py gpu-slow-start judges
 # it against the build's architectures, as it judges a live run's device creation time)
@@ -211,6 +215,7 @@ _FINDERS = (
     _Finder.of(_MULTI_GPU_NAN, ("run.multi_gpu_wrong",)),
     _Finder.of(_MULTI_GPU, ("intent.multi_gpu",)),
     _Finder.of(_COLAB, ("platform.hosted",)),
+    _Finder.of(_TFJS, ("intent.binding",)),
     _Finder.of(_START_DELAY, ("intent.start_seconds",)),
     _Finder.of(_NO_WHEEL, ()),
     _Finder.of(_PIP_INSTALL, (), search=_PIP_IN_FOLDED, on_folded=True),
@@ -220,7 +225,7 @@ _FINDERS = (
 _GPU_WORDS_FINDER)."""
 _GPU_WORDS_FINDER = _Finder.of(_GPU_WORDS, ("intent.gpu",))
 _CLAIM_GATE = Gate((_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU, _GPU_WORDS, _JETSON,
-                    _AND_CUDA, _CONDA, _CPU_BUILD, _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _MULTI_GPU, _START_DELAY, _COLAB,
+                    _AND_CUDA, _CONDA, _CPU_BUILD, _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _MULTI_GPU, _START_DELAY, _COLAB, _TFJS,
                     _NO_WHEEL, _PIP_INSTALL))
 """Every pattern a finder's search needs the words of: a line holding none of their keys is
 found by no finder (where such lines are most, they are left out before the finders' words are
@@ -479,6 +484,8 @@ def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]
         yield "run.multi_gpu_wrong", True
     if "intent.multi_gpu" not in done and _MULTI_GPU.search(line, low):
         yield "intent.multi_gpu", True
+    if "intent.binding" not in done and _TFJS.search(line, low):
+        yield "intent.binding", "tfjs-node"
     if "platform.hosted" not in done and _COLAB.search(line, low):
         yield "platform.hosted", "Google Colab"
     if "intent.start_seconds" not in done:
