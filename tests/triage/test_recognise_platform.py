@@ -214,6 +214,11 @@ def test_conda_cudatoolkit_and_now_with_cuda_are_claims():
     assert [o.value for o in observe_all(prose, lines) if o.path == "toolkit.claimed_version"] == ["11.8"]
     lines = ["but now with cuda 12.2 im forced to use tensorflow 2.15, instead of 2.13"]
     assert [o.value for o in observe_all(prose, lines) if o.path == "toolkit.claimed_version"] == ["12.2"]
+    # a system-information list's "CUDA toolkit: 11.2.0" (tensorflow/tfjs#8509); nvidia-smi's
+    # "CUDA Version: 12.2" is the driver's, never a toolkit
+    for line, claimed in (("- CUDA toolkit: 11.2.0", ["11.2"]), ("- CUDA Toolkit version: 12.1", ["12.1"]),
+                          ("CUDA Version: 12.2", [])):
+        assert [o.value for o in observe_all(prose, [line]) if o.path == "toolkit.claimed_version"] == claimed
 
 
 def test_issue_template_os_value_says_native_windows():

@@ -56,10 +56,11 @@ _GPU_WORDS = gated(re.compile(r"\b(?:GPUs?|CUDA|cuDNN|NVIDIA)\b"))
 # A program's own output, not the user's words: TensorFlow/XLA log lines ("gpu_device.cc:2251]"),
 # traceback frames. TensorFlow's log says "GPU" on machines that have none.
 _PROGRAM_LINE = gated(re.compile(r"\.(?:cc|cpp|h|py):\d+\]|^\s*File \""))
-# "CUDA 12.4", "CUDA toolkit 11.8": the toolkit the user says is installed. Not nvidia-smi's "CUDA
-# Version: 12.2" (the driver's), nor a sentence quoting what some release requires.
-_CUDA = gated(re.compile(r"\b(?:CUDA(?:\s+toolkit)?|cudatoolkit)\s*(?:==|=|v)?\s*(?P<v>(?:9|1[0-3])\.\d)(?![\d])",
-                   re.IGNORECASE))
+# "CUDA 12.4", "CUDA toolkit 11.8", "CUDA toolkit: 11.2.0": the toolkit the user says is installed.
+# Not nvidia-smi's "CUDA Version: 12.2" (the driver's), nor a sentence quoting what some release
+# requires.
+_CUDA = gated(re.compile(r"\b(?:CUDA\s+toolkit(?:\s+version)?\s*:|CUDA(?:\s+toolkit)?|cudatoolkit)\s*(?:==|=|v)?\s*"
+                         r"(?P<v>(?:9|1[0-3])\.\d)(?![\d])", re.IGNORECASE))
 # "cuDNN 7.4.1", "cudnn version: 8.1": the cuDNN the user says is installed (judged per element,
 # against the build's cuDNN, when nothing else in the ticket shows the libraries).
 _CUDNN = gated(re.compile(r"\bcudnn\s*(?:version)?\s*(?:==|=|:|v)?\s*v?(?P<v>[5-9]\.\d{1,2}(?:\.\d{1,3})?)(?![\d.])",
