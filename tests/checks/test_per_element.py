@@ -203,3 +203,14 @@ def test_a_pip_install_of_tensorflow_gpu_is_judged_against_what_pypi_has() -> No
     assert "placeholder" in unpinned["message"] and unpinned["evidence"]["pip install"] == "tensorflow-gpu"
     assert "tf-log-tensorflow-gpu-removed" not in _findings("pip install tensorflow-gpu==2.10.0\n")
     assert "tf-log-tensorflow-gpu-removed" not in _findings("pip install 'tensorflow[and-cuda]==2.16.1'\n")
+
+
+def test_the_driver_version_a_user_states_is_judged_like_nvidia_smi_s() -> None:
+    """Issue templates and sentences give the driver ("- Nvidia Driver: 572.16", tensorflow/tfjs#8509;
+    "host driver 450.203.8"): that is the machine's driver, judged against the CUDA of the release in
+    hand as nvidia-smi's would be. A version some release needs is not the machine's."""
+    old = _findings("TensorFlow 2.16.1 does not see my GPU\n- NVIDIA driver version: 470.57.02\n")
+    assert old["driver-too-old"]["evidence"]["driver.driver_version"] == "470.57.02"
+    assert "driver-too-old" not in _findings("TensorFlow 2.16.1\n- NVIDIA driver version: 550.54.14\n")
+    needed = "TensorFlow 2.16.1 requires driver 525.60.13 or newer; mine is the one the cluster has\n"
+    assert "driver-too-old" not in _findings(needed)

@@ -67,6 +67,12 @@ _CUDNN = gated(re.compile(r"\bcudnn\s*(?:version)?\s*(?:==|=|:|v)?\s*v?(?P<v>[5-
                     re.IGNORECASE))
 _NOT_INSTALLED = gated(re.compile(r"Driver Version|NVIDIA-SMI|^\s*\||requir|need|support|compatib|recommend|"
                             r"tested|built|compiled|\bfor CUDA|instead of", re.IGNORECASE))
+# "Nvidia Driver: 572.16", "NVIDIA driver version 535.183.01", "host driver 450.203.8": the NVIDIA driver
+# the user says the machine runs (an issue template's list, a sentence); not a version some release
+# needs ("requires driver 525.60.13 or newer")
+_DRIVER = gated(re.compile(r"\bdriver(?:\s+version)?\s*[:=]?\s*v?(?P<v>[3-9]\d{2}\.\d{2,3}(?:\.\d{1,3})?)(?![\d.])",
+                           re.IGNORECASE))
+_DRIVER_NEEDED = gated(re.compile(r"requir|\bneeds?\b|minimum|at least|>=|or (?:newer|later|higher)", re.IGNORECASE))
 # An NVIDIA Jetson (an Arm board with an integrated GPU): by name or by its own tools
 _JETSON = gated(re.compile(r"\b(?:Jetson|JetPack|jtop|L4T|Tegra)\b", re.IGNORECASE))
 # ... unless the user says it is theirs: "my CUDA 10.2", "now with cuda 12.2", "installs cudatoolkit"
@@ -206,6 +212,7 @@ _FINDERS = (
     _Finder.of(_MAC, ("platform.system",)),
     _Finder.of(_CUDA, ("toolkit.claimed_version",)),
     _Finder.of(_CUDNN, ("toolkit.claimed_cudnn",)),
+    _Finder.of(_DRIVER, ("driver.driver_version",)),
     _Finder.of(_GPU, ("intent.gpu",)),
     # a bare model counts only beside _GPU_WORDS: on lines holding one of its words
     _Finder.of(_BARE_MODEL, ("intent.gpu",), needs_of=_GPU_WORDS),
@@ -226,7 +233,7 @@ _FINDERS = (
 _GPU_WORDS_FINDER)."""
 _GPU_WORDS_FINDER = _Finder.of(_GPU_WORDS, ("intent.gpu",))
 _CLAIM_GATE = Gate((_TF, _PACKAGE, _PY, _WSL, _WIN, _LINUX, _MAC, _CUDA, _CUDNN, _GPU, _GPU_WORDS, _JETSON,
-                    _AND_CUDA, _CONDA, _CPU_BUILD, _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _MULTI_GPU, _START_DELAY, _COLAB, _TFJS,
+                    _AND_CUDA, _CONDA, _CPU_BUILD, _DRIVER, _LIBRARY_MISSING, _WORKED, _MULTI_GPU_NAN, _MULTI_GPU, _START_DELAY, _COLAB, _TFJS,
                     _NO_WHEEL, _PIP_INSTALL))
 """Every pattern a finder's search needs the words of: a line holding none of their keys is
 found by no finder (where such lines are most, they are left out before the finders' words are
@@ -461,6 +468,10 @@ def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]
         cuda = _CUDA.search(line, low)
         if cuda and (_MINE.search(line, low) or not _NOT_INSTALLED.search(line, low)):
             yield "toolkit.claimed_version", cuda.group("v")
+    if "driver.driver_version" not in done:
+        driver = _DRIVER.search(line, low)
+        if driver and not _DRIVER_NEEDED.search(line, low):
+            yield "driver.driver_version", driver.group("v")
     if "toolkit.claimed_cudnn" not in done:
         cudnn = _CUDNN.search(line, low)
         if cudnn and not _NOT_INSTALLED.search(line, low):
