@@ -196,6 +196,9 @@ def _nccl_error_strings(site: Path, names: list[str], rel: list[str]) -> list[di
 _KERAS_MIGRATION = re.compile(
     r"(?i)keras ?[23]\b|tf_keras|tf-keras|legacy|TF_USE_LEGACY_KERAS|keras\.src|\.h5\b|SavedModel"
     r"|`\.keras`"  # Keras 3's own format, which it requires where Keras 2 wrote .h5
+    # Keras 3's operation.py: a layer's input/output exists only once it was called on a tensor,
+    # where Keras 2 gave a Sequential model's layers theirs from its input shape
+    r"|has never been called and thus has no defined"
 )
 
 
