@@ -148,9 +148,8 @@ def hosted_tf(facts: Facts, config: CheckConfig) -> Iterator[Finding]:
     "TF with GPU support is already installed by default in GPU runtimes; there's no need to install
     your own" (the Colab team, googlecolab/colabtools#442). A ticket there that installs TensorFlow
     (or a tensorflow-text release, which brings its own), or names the release it runs, may run one
-    the runtime is not set up for: a warning, since
-    the preinstalled release may be that one. Not where the install brings its own CUDA libraries
-    ([and-cuda]) or TensorFlow listed a GPU."""
+    the runtime is not set up for: a warning, since the preinstalled release may be that one. Not
+    where the install brings its own CUDA libraries ([and-cuda]) or TensorFlow listed a GPU."""
     hosted = facts.platform.hosted
     if not hosted:
         raise NotApplicable
