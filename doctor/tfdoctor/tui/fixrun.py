@@ -99,9 +99,14 @@ class FixRunner(App[None]):
     @work(thread=True, group="fix-status", exit_on_error=False)
     def _follow_applier(self) -> None:
         """While the apply or undo runs: the applier's output() (it reads the journal) every
-        quarter second, off the UI thread."""
+        quarter second, off the UI thread. Also stops when the app cancels its workers (it is
+        exiting): the apply's end is then never handled, and the loop would keep the interpreter
+        from exiting (asyncio's shutdown joins this thread)."""
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
         output = getattr(self.applier, "output", None)
-        while callable(output) and self.fixing is not None:
+        while callable(output) and self.fixing is not None and not worker.is_cancelled:
             text = output()
             if text != self.fix_status:
                 self.call_from_thread(self._set_fix_status, text)
