@@ -89,13 +89,17 @@ _CPU_BUILD = gated(re.compile(r"\bcpu[- ](?:only )?(?:build|version|variant)s? (
 # library that did not resolve; TensorFlow's own message for it is dso_loader's "Could not load
 # dynamic library" and cuDNN's own "Could not load library %s", log lines)
 _LIBRARY_MISSING = gated(re.compile(
-    r"(?:(?P<neg>\b(?!could not load library )(?:cannot|can't|can ?not|could ?not|couldn't|unable to|fails? to|failed to|did ?not|didn't)"
-    r" (?:find|load|open|locate|dlopen)(?: the)?(?: shared)?(?: (?:library|lib|file))?(?: file)?"
-    r"|\b(?:has|have|had|there is|there's|without) no)"
-    r"|(?P<try>\b(?:tries|tried|trying) to (?:load|open|dlopen|find)))?\s*[`'\"]?"
     r"\b(?P<s>(?P<lib>lib)?(?P<n>cudart|cublaslt|cublas|cufft|curand|cusolver|cusparse|cudnn|nccl)"
-    r"(?(lib)\w*(?:\.so[.\d]*)?|64_\d+\.dll))"
-    r"(?(neg)|[`'\"]?(?(try),?\s+but\b|\s+(?:is\s+|was\s+|are\s+)?(?:not found|missing)))", re.IGNORECASE))
+    r"(?(lib)\w*(?:\.so[.\d]*)?|64_\d+\.dll))", re.IGNORECASE))
+# what is said before and after the name, read in a short window around each name found (one
+# pattern with these alternatives before the name cost a third more time on long prose)
+_MISSING_BEFORE = re.compile(
+    r"(?:\b(?!could not load library )(?:cannot|can't|can ?not|could ?not|couldn't|unable to|fails? to|failed to|"
+    r"did ?not|didn't) (?:find|load|open|locate|dlopen)(?: the)?(?: shared)?(?: (?:library|lib|file))?(?: file)?"
+    r"|\b(?:has|have|had|there is|there's|without) no)\s*[`'\"]?$", re.IGNORECASE)
+_TRIES_BEFORE = re.compile(r"\b(?:tries|tried|trying) to (?:load|open|dlopen|find)\s*[`'\"]?$", re.IGNORECASE)
+_MISSING_AFTER = re.compile(r"[`'\"]?\s+(?:is\s+|was\s+|are\s+)?(?:not found|missing)", re.IGNORECASE)
+_BUT_AFTER = re.compile(r"[`'\"]?,?\s+but\b", re.IGNORECASE)
 _LIBRARY_NAMES = {"cublaslt": "cublasLt"}
 # "works in tf 2.15 ... fails in 2.16", "upgrading from TensorFlow 2.15 to 2.16": the release the code
 # worked with, and the one in hand (checks/packages.py judges a move across Keras 2 -> 3)
@@ -519,6 +523,10 @@ def _claims(line: str, low: str, done: set[str]) -> Iterator[tuple[str, object]]
         if wanted:
             yield "intent.pip_install", wanted
     for lib in (_LIBRARY_MISSING.pattern.finditer(line) if _LIBRARY_MISSING.could_match(line, low) else ()):
+        before, after = line[max(0, lib.start() - 80):lib.start()], line[lib.end():lib.end() + 40]
+        if not (_MISSING_BEFORE.search(before) or _MISSING_AFTER.match(after)
+                or (_TRIES_BEFORE.search(before) and _BUT_AFTER.match(after))):
+            continue
         name = lib.group("n").lower()
         name = _LIBRARY_NAMES.get(name, name)
         prefix = "lib" if lib.group("lib") else ""
