@@ -236,12 +236,13 @@ def _command_for(fact: str, windows: bool, binding: str | None = None) -> str | 
     None where that binding has nothing to show it."""
     parts = fact.split(".")
     keys = [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
-    if binding == "tfjs-node":
-        key = next((k for k in keys if k in TFJS), None)
-        if key is not None and TFJS[key] is None:
+    key = next((k for k in keys if k in TFJS), None) if binding == "tfjs-node" else None
+    if key is not None:
+        own = TFJS[key]
+        if own is None:
             return None
-        if key is not None and not (windows and key in WINDOWS):  # Windows' DLL search is the same
-            return TFJS[key][1]  # type: ignore[index]
+        if not (windows and key in WINDOWS):  # Windows' DLL search is the same for both
+            return own[1]
     for key in keys:
         hit = (windows and WINDOWS.get(key)) or COMMANDS.get(key)
         if hit:

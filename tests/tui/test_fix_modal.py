@@ -191,13 +191,13 @@ def test_the_app_exits_even_when_it_quits_mid_apply() -> None:
     mid-apply on a loaded CI machine) never exited its process, as asyncio's shutdown joins that
     thread. The follower also stops when the app cancels its workers. Run in a child, so a
     regression fails here instead of hanging the suite."""
+    import os
     import subprocess
     import sys
     from pathlib import Path
 
     tests = Path(__file__).resolve().parents[1]
-    env = {**__import__("os").environ,
-           "PYTHONPATH": f"{tests}{__import__('os').pathsep}{tests.parent / 'doctor'}"}
+    env = {**os.environ, "PYTHONPATH": f"{tests}{os.pathsep}{tests.parent / 'doctor'}"}
     try:
         done = subprocess.run([sys.executable, "-c", EXITS_MID_APPLY], env=env, cwd=tests, timeout=60,
                               capture_output=True, text=True)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.app import App
 from textual.reactive import reactive
+from textual.worker import get_current_worker
 
 from tfdoctor.tui.messages import FixesDone
 
@@ -102,8 +103,6 @@ class FixRunner(App[None]):
         quarter second, off the UI thread. Also stops when the app cancels its workers (it is
         exiting): the apply's end is then never handled, and the loop would keep the interpreter
         from exiting (asyncio's shutdown joins this thread)."""
-        from textual.worker import get_current_worker
-
         worker = get_current_worker()
         output = getattr(self.applier, "output", None)
         while callable(output) and self.fixing is not None and not worker.is_cancelled:
